@@ -1,0 +1,25 @@
+import type { Health } from '@/lib/api';
+import { OFFLINE_MODEL } from '@/server/config';
+import { handle } from '@/server/http/respond';
+import { checkOllama } from '@/server/llm/health';
+import { getRuntime } from '@/server/runtime';
+
+export const dynamic = 'force-dynamic';
+export const runtime = 'nodejs';
+
+const HEALTH_TIMEOUT_MS = 2000;
+
+export function GET(): Promise<Response> {
+  return handle(async () => {
+    const { config } = getRuntime();
+    const body: Health = {
+      ok: true,
+      ollama: await checkOllama(config.ollamaHost, HEALTH_TIMEOUT_MS),
+      defaultModel: config.model,
+      offlineModel: OFFLINE_MODEL,
+      workspace: config.workspace,
+      maxRounds: config.limits.maxRounds,
+    };
+    return Response.json(body);
+  });
+}

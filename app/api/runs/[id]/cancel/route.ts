@@ -1,0 +1,19 @@
+import { errorResponse, handle } from '@/server/http/respond';
+import { RequestError } from '@/server/runs/request-error';
+import { getRuntime } from '@/server/runtime';
+
+export const dynamic = 'force-dynamic';
+export const runtime = 'nodejs';
+
+export function POST(_request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
+  return handle(async () => {
+    const { id } = await params;
+    const { store, registry } = getRuntime();
+    const row = store.getRun(id);
+    if (!row) throw new RequestError('run_not_found', `There is no run ${id}.`);
+    if (!registry.cancel(id)) {
+      return errorResponse(409, 'not_running', `Run ${id} is ${row.status}; only a queued or running run can be cancelled.`);
+    }
+    return Response.json({ id, cancelling: true }, { status: 202 });
+  });
+}

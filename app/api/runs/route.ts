@@ -1,0 +1,58 @@
+import type { RunList, RunSummary } from '@/lib/api';
+import { handle, readJsonBody } from '@/server/http/respond';
+import { RequestError } from '@/server/runs/request-error';
+import type { RunRow } from '@/server/store/run-store';
+import { getRuntime } from '@/server/runtime';
+
+export const dynamic = 'force-dynamic';
+export const runtime = 'nodejs';
+
+const MAX_BODY_BYTES = 256 * 1024;
+
+export function GET(request: Request): Promise<Response> {
+  return handle(() => {
+    const url = new URL(request.url);
+    const limit = Math.min(Math.max(Number(url.searchParams.get('limit') ?? 50) || 50, 1), 500);
+    const before = parseCursor(url.searchParams.get('before'));
+    const rows = getRuntime().store.listRuns({ limit: limit + 1, before });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const body: RunList = {
+      runs: page.map(toSummary),
+      nextCursor: rows.length > limit && last ? `${last.createdAt}.${last.id}` : null,
+    };
+    return Response.json(body);
+  });
+}
+
+export function POST(request: Request): Promise<Response> {
+  return handle(async () => {
+    const body = await readJsonBody(request, MAX_BODY_BYTES);
+    const { id } = getRuntime().registry.start(body);
+    return Response.json({ id }, { status: 201, headers: { Location: `/api/runs/${id}` } });
+  });
+}
+
+function parseCursor(raw: string | null): { createdAt: number; id: string } | undefined {
+  if (!raw) return undefined;
+  const match = /^(\d+)\.(.+)$/.exec(raw);
+  if (!match) throw new RequestError('invalid_request', 'before: not a cursor returned by this API');
+  return { createdAt: Number(match[1]), id: match[2]! };
+}
+
+function toSummary(row: RunRow): RunSummary {
+  return {
+    id: row.id,
+    task: row.task,
+    model: row.model,
+    baseline: row.baseline,
+    workspace: row.workspace,
+    status: row.status,
+    attempts: row.attempts,
+    createdAt: row.createdAt,
+    finishedAt: row.finishedAt,
+    promptTokens: row.promptTokens,
+    evalTokens: row.evalTokens,
+    errorCode: row.errorCode,
+  };
+}

@@ -1,0 +1,54 @@
+import type { ErrorInfo } from './codes';
+import type { RunEvent } from './events';
+import type { RunResult } from './result';
+import type { RunStatus } from './run-state';
+
+/** Shapes of the HTTP API, shared by the route handlers and the browser. */
+
+export interface RunSummary {
+  id: string;
+  task: string;
+  model: string;
+  baseline: boolean;
+  workspace: string;
+  status: RunStatus;
+  attempts: number;
+  createdAt: number;
+  finishedAt: number | null;
+  promptTokens: number;
+  evalTokens: number;
+  errorCode: string | null;
+}
+
+export interface RunList {
+  runs: RunSummary[];
+  /** Pass as `before` to get the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export type RunDetail = RunResult & { events: RunEvent[] };
+
+export interface OllamaHealth {
+  host: string;
+  reachable: boolean;
+  version: string | null;
+  models: string[];
+  error: ErrorInfo | null;
+  hint: string | null;
+}
+
+export interface Health {
+  ok: true;
+  ollama: OllamaHealth;
+  defaultModel: string;
+  offlineModel: string;
+  workspace: string;
+  maxRounds: number;
+}
+
+export type StartRunOutcome = { ok: true; id: string } | { ok: false; error: ErrorInfo };
+
+/** SSE event names on `GET /api/runs/:id/events`. */
+export const SSE_RUN_EVENT = 'run_event';
+/** Sent once the run is terminal and everything has been sent: the client closes instead of reconnecting. */
+export const SSE_END = 'end';

@@ -1,0 +1,66 @@
+import type { Answer, Citation } from './answer';
+import { checkPlanPath } from './policy';
+
+/**
+ * The Checker: the program, not a model, judges the answer against what the
+ * executor actually observed. A citation is valid only if its file was read in
+ * this run, its line range lies inside that file, and its quote occurs in
+ * those lines (whitespace-insensitive).
+ */
+export type CitationVerdict = 'valid' | 'not_observed' | 'out_of_range' | 'quote_mismatch';
+export type ClaimVerdict = 'supported' | 'unsupported' | 'mis-cited';
+
+export interface CheckedCitation extends Citation {
+  verdict: CitationVerdict;
+}
+
+export interface CheckedClaim {
+  text: string;
+  citations: CheckedCitation[];
+  verdict: ClaimVerdict;
+}
+
+export interface AnswerCheck {
+  claims: CheckedClaim[];
+  supported: number;
+  total: number;
+  /** Share of claims supported, 0..1. */
+  groundingScore: number;
+}
+
+export function checkAnswer(answer: Answer, observed: ReadonlyMap<string, string>): AnswerCheck {
+  const claims = answer.claims.map((claim): CheckedClaim => {
+    const citations = claim.citations.map((c) => ({ ...c, verdict: checkCitation(c, observed) }));
+    return { text: claim.text, citations, verdict: claimVerdict(citations) };
+  });
+  const supported = claims.filter((c) => c.verdict === 'supported').length;
+  return { claims, supported, total: claims.length, groundingScore: claims.length ? supported / claims.length : 0 };
+}
+
+function claimVerdict(citations: CheckedCitation[]): ClaimVerdict {
+  if (citations.length === 0) return 'unsupported';
+  return citations.every((c) => c.verdict === 'valid') ? 'supported' : 'mis-cited';
+}
+
+export function checkCitation(citation: Citation, observed: ReadonlyMap<string, string>): CitationVerdict {
+  const normalised = checkPlanPath(citation.path);
+  const text = normalised.ok ? observed.get(normalised.path) : undefined;
+  if (text === undefined) return 'not_observed';
+  const lines = splitLines(text);
+  const { startLine, endLine } = citation;
+  if (startLine > endLine || endLine > lines.length) return 'out_of_range';
+  const quote = squash(citation.quote);
+  if (quote === '') return 'valid';
+  const cited = squash(lines.slice(startLine - 1, endLine).join('\n'));
+  return cited.includes(quote) ? 'valid' : 'quote_mismatch';
+}
+
+export function splitLines(text: string): string[] {
+  const lines = text.split(/\r?\n/);
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+function squash(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}

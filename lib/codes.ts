@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+/**
+ * Every stable code planscope emits, in one place. Codes are part of the
+ * external contract (Result JSON, API, CLI): add, never rename.
+ */
+
+/** Why the validator (or the schema) refused a proposed plan or one of its steps. */
+export const RejectionCode = z.enum([
+  'schema_invalid',
+  'duplicate_path',
+  'path_outside_workspace',
+  'path_denied',
+  'unsupported_step',
+]);
+export type RejectionCode = z.infer<typeof RejectionCode>;
+
+/** Why an accepted step failed when the executor ran it through the MCP bridge. */
+export const StepErrorCode = z.enum([
+  'not_found',
+  'not_a_file',
+  'too_large',
+  'binary',
+  'denied_by_bridge',
+  'tool_error',
+]);
+export type StepErrorCode = z.infer<typeof StepErrorCode>;
+
+/** Why a whole run ended without an answer. */
+export const RunErrorCode = z.enum([
+  'max_rounds_exceeded',
+  'model_unreachable',
+  'model_not_found',
+  'model_error',
+  'answer_invalid',
+  'timeout',
+  'cancelled',
+  'interrupted',
+  'tool_budget_exceeded',
+  'bridge_unavailable',
+  'internal',
+]);
+export type RunErrorCode = z.infer<typeof RunErrorCode>;
+
+/** Why a request to start or act on a run was refused before any run existed. */
+export const RequestErrorCode = z.enum([
+  'invalid_request',
+  'task_too_long',
+  'payload_too_large',
+  'workspace_not_found',
+  'run_not_found',
+  'artifact_not_found',
+  'unauthorized',
+]);
+export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
+
+export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
+  invalid_request: 400,
+  task_too_long: 413,
+  payload_too_large: 413,
+  workspace_not_found: 400,
+  run_not_found: 404,
+  artifact_not_found: 404,
+  unauthorized: 401,
+};
+
+export const ErrorInfo = z.object({ code: z.string(), message: z.string() });
+export type ErrorInfo = z.infer<typeof ErrorInfo>;
+
+/** Codes a failed LLM call can carry; a subset of the run codes. */
+export type ModelErrorCode = Extract<
+  RunErrorCode,
+  'model_unreachable' | 'model_not_found' | 'model_error' | 'timeout' | 'cancelled'
+>;
+
+/** CLI exit codes of DESIGN.md: 0 completed, 1 run failed, 2 bad usage or configuration. */
+export const ExitCode = { completed: 0, failed: 1, usage: 2 } as const;

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { ErrorInfo, RejectionCode, StepErrorCode } from './codes';
+
+/**
+ * The run's event log. Every transition of a run is one of these, appended
+ * with a per-run sequence number; the run's state is a pure fold of them
+ * (see `run-state.ts`). The browser parses what the server streams with the
+ * same schemas.
+ */
+
+export const RunLimits = z.object({
+  maxRounds: z.int().min(1),
+  maxSteps: z.int().min(1),
+  toolBudget: z.int().min(1),
+  runTimeoutMs: z.int().min(1),
+  callTimeoutMs: z.int().min(1),
+  maxFileBytes: z.int().min(1),
+  stepConcurrency: z.int().min(1),
+});
+export type RunLimits = z.infer<typeof RunLimits>;
+
+export const Rejection = z.object({
+  /** Index of the offending step in the proposed plan; null when the plan as a whole is refused. */
+  step: z.int().nullable(),
+  code: RejectionCode,
+  message: z.string(),
+});
+export type Rejection = z.infer<typeof Rejection>;
+
+export const ProposedStep = z.object({ purpose: z.string(), path: z.string() });
+export type ProposedStep = z.infer<typeof ProposedStep>;
+
+export const ObservationMeta = z.object({
+  path: z.string(),
+  sha256: z.string(),
+  bytes: z.int(),
+  lines: z.int(),
+  mtimeMs: z.number(),
+  /** Name of the artifact holding the observed text. */
+  artifact: z.string(),
+});
+export type ObservationMeta = z.infer<typeof ObservationMeta>;
+
+export const ReplanReason = z.object({
+  step: z.int().nullable(),
+  path: z.string().nullable(),
+  code: z.string(),
+  message: z.string(),
+});
+export type ReplanReason = z.infer<typeof ReplanReason>;
+
+const CheckedCitation = z.object({
+  path: z.string(),
+  startLine: z.int(),
+  endLine: z.int(),
+  quote: z.string(),
+  verdict: z.enum(['valid', 'not_observed', 'out_of_range', 'quote_mismatch']),
+});
+const CheckedClaim = z.object({
+  text: z.string(),
+  citations: z.array(CheckedCitation),
+  verdict: z.enum(['supported', 'unsupported', 'mis-cited']),
+});
+
+export const TerminalStatus = z.enum(['completed', 'failed', 'cancelled', 'interrupted']);
+export type TerminalStatus = z.infer<typeof TerminalStatus>;
+
+const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+  z.object({ seq: z.int().min(1), at: z.number(), type: z.literal(type), ...shape });
+
+export const RunEvent = z.discriminatedUnion('type', [
+  event('run_created', {
+    task: z.string(),
+    model: z.string(),
+    baseline: z.boolean(),
+    host: z.string().nullable(),
+    workspace: z.string(),
+    limits: RunLimits,
+  }),
+  event('run_started', {}),
+  event('llm_call_started', {
+    /** `planner#1`: label and the call's number within the run, as in the second write-up's log. */
+    call: z.string(),
+    label: z.enum(['planner', 'synthesizer']),
+    round: z.int().nullable(),
+    model: z.string(),
+    host: z.string().nullable(),
+    promptChars: z.int(),
+    promptArtifact: z.string(),
+  }),
+  event('llm_call_finished', {
+    call: z.string(),
+    ok: z.boolean(),
+    responseChars: z.int(),
+    thinkingChars: z.int(),
+    promptTokens: z.int().nullable(),
+    evalTokens: z.int().nullable(),
+    durationMs: z.number(),
+    loadDurationNs: z.number().nullable(),
+    doneReason: z.string().nullable(),
+    responseArtifact: z.string(),
+    thinkingArtifact: z.string().nullable(),
+    error: ErrorInfo.nullable(),
+  }),
+  event('plan_proposed', { round: z.int(), call: z.string(), steps: z.array(ProposedStep) }),
+  event('plan_rejected', { round: z.int(), rejections: z.array(Rejection) }),
+  event('plan_accepted', { round: z.int(), steps: z.array(ProposedStep) }),
+  event('step_started', { round: z.int(), index: z.int(), path: z.string() }),
+  event('step_cached', { round: z.int(), index: z.int(), path: z.string(), fromRound: z.int(), sha256: z.string() }),
+  event('step_finished', {
+    round: z.int(),
+    index: z.int(),
+    path: z.string(),
+    durationMs: z.number(),
+    observation: ObservationMeta,
+    /** Set when the file had changed since an earlier round read it. */
+    replacedSha256: z.string().nullable(),
+  }),
+  event('step_failed', {
+    round: z.int(),
+    index: z.int(),
+    path: z.string(),
+    durationMs: z.number(),
+    code: StepErrorCode,
+    message: z.string(),
+  }),
+  event('replan_requested', { fromRound: z.int(), reasons: z.array(ReplanReason) }),
+  event('answer_ready', { call: z.string(), text: z.string() }),
+  event('answer_checked', {
+    claims: z.array(CheckedClaim),
+    supported: z.int(),
+    total: z.int(),
+    groundingScore: z.number(),
+  }),
+  event('run_finished', { status: TerminalStatus, error: ErrorInfo.nullable() }),
+]);
+export type RunEvent = z.infer<typeof RunEvent>;
+export type RunEventType = RunEvent['type'];
+
+/** An event before the store gives it its sequence number and time. */
+export type NewRunEvent = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'seq' | 'at'> : never) : never;
+
+export type EventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;

@@ -1,0 +1,292 @@
+import type { ErrorInfo } from './codes';
+import type { AnswerCheck } from './checker';
+import type { ObservationMeta, ProposedStep, Rejection, ReplanReason, RunEvent, RunLimits } from './events';
+
+/**
+ * The one reducer: a run's state is a pure fold of its events. The server uses
+ * it to produce the Result for the CLI and the API; the browser uses it to
+ * render the live view. Reload, reconnect and replay are the same code path.
+ */
+
+export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
+export type StepStatus = 'pending' | 'running' | 'done' | 'failed' | 'cached';
+
+export interface StepView {
+  index: number;
+  purpose: string;
+  path: string;
+  status: StepStatus;
+  startedAt: number | null;
+  durationMs: number | null;
+  error: ErrorInfo | null;
+  /** For a cached step: the round whose observation was reused. */
+  fromRound: number | null;
+  sha256: string | null;
+}
+
+export interface RoundView {
+  round: number;
+  /** The planner call that produced this round's plan. */
+  call: string | null;
+  /** The plan exactly as the model proposed it; null when it did not parse. */
+  proposed: ProposedStep[] | null;
+  rejections: Rejection[];
+  accepted: boolean;
+  steps: StepView[];
+  /** Why the run moved on to another round after this one. */
+  replanReasons: ReplanReason[];
+}
+
+export interface ObservationView extends ObservationMeta {
+  round: number;
+  /** Rounds that reused this observation instead of reading the file again. */
+  reusedInRounds: number[];
+  /** Hashes of earlier reads of the same path that the file has since changed from. */
+  previousSha256: string[];
+}
+
+export interface LlmCallView {
+  call: string;
+  label: 'planner' | 'synthesizer';
+  round: number | null;
+  model: string;
+  host: string | null;
+  startedAt: number;
+  finishedAt: number | null;
+  promptChars: number;
+  responseChars: number | null;
+  thinkingChars: number | null;
+  promptTokens: number | null;
+  evalTokens: number | null;
+  durationMs: number | null;
+  loadDurationNs: number | null;
+  doneReason: string | null;
+  promptArtifact: string;
+  responseArtifact: string | null;
+  thinkingArtifact: string | null;
+  error: ErrorInfo | null;
+}
+
+export interface RunView {
+  task: string;
+  model: string;
+  baseline: boolean;
+  host: string | null;
+  workspace: string;
+  limits: RunLimits | null;
+  status: RunStatus;
+  createdAt: number | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  rounds: RoundView[];
+  observations: Record<string, ObservationView>;
+  llmCalls: LlmCallView[];
+  answer: string | null;
+  check: AnswerCheck | null;
+  error: ErrorInfo | null;
+  /** Sequence number of the last event folded in; the stream resumes after it. */
+  lastSeq: number;
+}
+
+export const emptyRun: RunView = {
+  task: '',
+  model: '',
+  baseline: false,
+  host: null,
+  workspace: '',
+  limits: null,
+  status: 'queued',
+  createdAt: null,
+  startedAt: null,
+  finishedAt: null,
+  rounds: [],
+  observations: {},
+  llmCalls: [],
+  answer: null,
+  check: null,
+  error: null,
+  lastSeq: 0,
+};
+
+export function foldRun(events: readonly RunEvent[], from: RunView = emptyRun): RunView {
+  return events.reduce(applyEvent, from);
+}
+
+/** Applies one event. Events at or below `lastSeq` are ignored, so a replay that overlaps the live tail never doubles anything. */
+export function applyEvent(state: RunView, event: RunEvent): RunView {
+  if (event.seq <= state.lastSeq) return state;
+  const next = reduce(state, event);
+  return { ...next, lastSeq: event.seq };
+}
+
+function reduce(s: RunView, e: RunEvent): RunView {
+  switch (e.type) {
+    case 'run_created':
+      return {
+        ...s,
+        task: e.task,
+        model: e.model,
+        baseline: e.baseline,
+        host: e.host,
+        workspace: e.workspace,
+        limits: e.limits,
+        status: 'queued',
+        createdAt: e.at,
+      };
+    case 'run_started':
+      return { ...s, status: 'running', startedAt: e.at };
+    case 'llm_call_started':
+      return {
+        ...s,
+        llmCalls: [
+          ...s.llmCalls,
+          {
+            call: e.call,
+            label: e.label,
+            round: e.round,
+            model: e.model,
+            host: e.host,
+            startedAt: e.at,
+            finishedAt: null,
+            promptChars: e.promptChars,
+            responseChars: null,
+            thinkingChars: null,
+            promptTokens: null,
+            evalTokens: null,
+            durationMs: null,
+            loadDurationNs: null,
+            doneReason: null,
+            promptArtifact: e.promptArtifact,
+            responseArtifact: null,
+            thinkingArtifact: null,
+            error: null,
+          },
+        ],
+        rounds: e.label === 'planner' && e.round !== null ? upsertRound(s.rounds, e.round, (r) => ({ ...r, call: e.call })) : s.rounds,
+      };
+    case 'llm_call_finished':
+      return {
+        ...s,
+        llmCalls: s.llmCalls.map((c) =>
+          c.call === e.call
+            ? {
+                ...c,
+                finishedAt: e.at,
+                responseChars: e.responseChars,
+                thinkingChars: e.thinkingChars,
+                promptTokens: e.promptTokens,
+                evalTokens: e.evalTokens,
+                durationMs: e.durationMs,
+                loadDurationNs: e.loadDurationNs,
+                doneReason: e.doneReason,
+                responseArtifact: e.responseArtifact,
+                thinkingArtifact: e.thinkingArtifact,
+                error: e.error,
+              }
+            : c,
+        ),
+      };
+    case 'plan_proposed':
+      return { ...s, rounds: upsertRound(s.rounds, e.round, (r) => ({ ...r, call: e.call, proposed: e.steps })) };
+    case 'plan_rejected':
+      return { ...s, rounds: upsertRound(s.rounds, e.round, (r) => ({ ...r, rejections: e.rejections })) };
+    case 'plan_accepted':
+      return {
+        ...s,
+        rounds: upsertRound(s.rounds, e.round, (r) => ({
+          ...r,
+          accepted: true,
+          steps: e.steps.map((step, index) => ({
+            index,
+            purpose: step.purpose,
+            path: step.path,
+            status: 'pending',
+            startedAt: null,
+            durationMs: null,
+            error: null,
+            fromRound: null,
+            sha256: null,
+          })),
+        })),
+      };
+    case 'step_started':
+      return updateStep(s, e.round, e.index, (st) => ({ ...st, status: 'running', startedAt: e.at }));
+    case 'step_cached': {
+      const next = updateStep(s, e.round, e.index, (st) => ({
+        ...st,
+        status: 'cached',
+        fromRound: e.fromRound,
+        sha256: e.sha256,
+        durationMs: st.startedAt === null ? 0 : e.at - st.startedAt,
+      }));
+      const obs = next.observations[e.path];
+      if (!obs) return next;
+      return {
+        ...next,
+        observations: { ...next.observations, [e.path]: { ...obs, reusedInRounds: [...obs.reusedInRounds, e.round] } },
+      };
+    }
+    case 'step_finished': {
+      const next = updateStep(s, e.round, e.index, (st) => ({
+        ...st,
+        status: 'done',
+        durationMs: e.durationMs,
+        sha256: e.observation.sha256,
+      }));
+      const earlier = s.observations[e.path];
+      const observation: ObservationView = {
+        ...e.observation,
+        round: e.round,
+        reusedInRounds: [],
+        previousSha256: earlier ? [...earlier.previousSha256, earlier.sha256] : [],
+      };
+      return { ...next, observations: { ...next.observations, [e.path]: observation } };
+    }
+    case 'step_failed':
+      return updateStep(s, e.round, e.index, (st) => ({
+        ...st,
+        status: 'failed',
+        durationMs: e.durationMs,
+        error: { code: e.code, message: e.message },
+      }));
+    case 'replan_requested':
+      return { ...s, rounds: upsertRound(s.rounds, e.fromRound, (r) => ({ ...r, replanReasons: e.reasons })) };
+    case 'answer_ready':
+      return { ...s, answer: e.text };
+    case 'answer_checked':
+      return {
+        ...s,
+        check: { claims: e.claims, supported: e.supported, total: e.total, groundingScore: e.groundingScore },
+      };
+    case 'run_finished':
+      return { ...s, status: e.status, error: e.error, finishedAt: e.at };
+  }
+}
+
+function upsertRound(rounds: RoundView[], round: number, change: (r: RoundView) => RoundView): RoundView[] {
+  const existing = rounds.find((r) => r.round === round);
+  if (!existing) {
+    const fresh: RoundView = { round, call: null, proposed: null, rejections: [], accepted: false, steps: [], replanReasons: [] };
+    return [...rounds, change(fresh)].sort((a, b) => a.round - b.round);
+  }
+  return rounds.map((r) => (r.round === round ? change(r) : r));
+}
+
+function updateStep(s: RunView, round: number, index: number, change: (st: StepView) => StepView): RunView {
+  return {
+    ...s,
+    rounds: upsertRound(s.rounds, round, (r) => ({
+      ...r,
+      steps: r.steps.map((st) => (st.index === index ? change(st) : st)),
+    })),
+  };
+}
+
+/** Round count as the Result reports it: planning rounds begun. */
+export function attemptsOf(view: RunView): number {
+  return view.rounds.length;
+}
+
+export function isTerminal(status: RunStatus): boolean {
+  return status !== 'queued' && status !== 'running';
+}

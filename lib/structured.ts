@@ -1,0 +1,41 @@
+import type { z } from 'zod';
+
+export type StructuredParse<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/**
+ * Parses a model's structured output with the zod schema that also produced
+ * its `format`. Structured output constrains the shape the model emits, not
+ * whether it emitted anything: empty content, text cut off at `num_predict`,
+ * invalid JSON, wrong shape, extra keys and broken limits all end here as one
+ * failure with a message a person can act on.
+ */
+export function parseStructured<S extends z.ZodType>(
+  schema: S,
+  raw: string,
+  doneReason: string | null,
+  what: string,
+): StructuredParse<z.infer<S>> {
+  if (raw.trim() === '') {
+    return { ok: false, message: `The model returned empty content instead of ${what}.` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    const cut = doneReason === 'length' ? ' The output was cut off at the token limit (done_reason "length").' : '';
+    return { ok: false, message: `The model's output is not valid JSON: ${(error as Error).message}.${cut}` };
+  }
+  const result = schema.safeParse(json);
+  if (!result.success) {
+    const issues = result.error.issues
+      .slice(0, 5)
+      .map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`)
+      .join('; ');
+    return { ok: false, message: `${capitalize(what)} does not match the schema: ${issues}` };
+  }
+  return { ok: true, value: result.data };
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}

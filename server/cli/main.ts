@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util';
+import { ExitCode } from '../../lib/codes';
+import { toResult } from '../../lib/result';
+import { ConfigError, loadConfig } from '../config';
+import { RequestError } from '../runs/request-error';
+import { createRuntime } from '../runtime';
+import { progressLine, summaryTable } from './progress';
+
+const USAGE = 'usage: npm run planscope -- run "<task>" [--workspace DIR] [--model NAME] [--max-rounds N] [--json]';
+
+function fail(reason: string): never {
+  process.stderr.write(`planscope: ${reason}\n${USAGE}\n`);
+  process.exit(ExitCode.usage);
+}
+
+function parseCli(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        workspace: { type: 'string' },
+        model: { type: 'string' },
+        'max-rounds': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseCli(process.argv.slice(2));
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return ExitCode.completed;
+  }
+  const [command, task, ...extra] = positionals;
+  if (command !== 'run') fail(command ? `unknown command "${command}"` : 'missing command');
+  if (!task || task.trim() === '') fail('missing task');
+  if (extra.length > 0) fail(`unexpected argument "${extra[0]}" (quote the task)`);
+  const maxRounds = values['max-rounds'];
+  if (maxRounds !== undefined && !/^\d+$/.test(maxRounds)) fail('--max-rounds takes a whole number');
+
+  let runtime;
+  try {
+    runtime = createRuntime(loadConfig());
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  try {
+    let id: string;
+    try {
+      ({ id } = runtime.registry.start({ task, model: values.model, workspace: values.workspace, maxRounds }));
+    } catch (error) {
+      if (error instanceof RequestError) fail(error.message);
+      throw error;
+    }
+    if (!values.json) {
+      runtime.bus.subscribe(id, (event) => {
+        const line = progressLine(event);
+        if (line) process.stdout.write(`${line}\n`);
+      });
+    }
+    process.once('SIGINT', () => runtime.registry.cancel(id));
+    const view = await runtime.registry.waitFor(id);
+    const result = toResult(id, view);
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    } else {
+      process.stdout.write(`\n${summaryTable(view)}\n`);
+    }
+    return result.status === 'completed' ? ExitCode.completed : ExitCode.failed;
+  } finally {
+    await runtime.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`planscope: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(ExitCode.failed);
+  },
+);

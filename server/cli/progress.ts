@@ -1,0 +1,69 @@
+import type { RunEvent } from '../../lib/events';
+import { aggregateCalls, runDurationMs } from '../../lib/result';
+import type { RunView } from '../../lib/run-state';
+
+/** One readable line per event for the CLI's live view; null for events not worth a line. */
+export function progressLine(e: RunEvent): string | null {
+  switch (e.type) {
+    case 'run_created':
+      return `run  ${e.task}\n     model ${e.model}${e.baseline ? ' (offline baseline, no LLM)' : ''} · workspace ${e.workspace}`;
+    case 'llm_call_started':
+      return `…    ${e.call} ${e.model}${e.round ? ` (round ${e.round})` : ''}`;
+    case 'llm_call_finished':
+      return e.ok
+        ? `✓    ${e.call} ${Math.round(e.durationMs)} ms, ${e.responseChars} chars, done_reason ${e.doneReason ?? '-'}`
+        : `✗    ${e.call} ${e.error?.code}: ${e.error?.message}`;
+    case 'plan_proposed':
+      return [`plan round ${e.round}:`, ...e.steps.map((s, i) => `     ${i + 1}. ${s.path} — ${s.purpose}`)].join('\n');
+    case 'plan_rejected':
+      return [
+        `✗    round ${e.round} rejected:`,
+        ...e.rejections.map((r) => `     ${r.step === null ? 'plan' : `step ${r.step + 1}`}: ${r.code}: ${r.message}`),
+      ].join('\n');
+    case 'plan_accepted':
+      return `✓    round ${e.round} accepted (${e.steps.length} step${e.steps.length === 1 ? '' : 's'})`;
+    case 'step_cached':
+      return `=    ${e.path} reused from round ${e.fromRound}`;
+    case 'step_finished':
+      return `✓    ${e.path} read: ${e.observation.bytes} bytes, ${e.observation.lines} lines, sha256 ${e.observation.sha256.slice(0, 12)}`;
+    case 'step_failed':
+      return `✗    ${e.path} ${e.code}: ${e.message}`;
+    case 'replan_requested':
+      return `↻    re-plan after round ${e.fromRound}: ${e.reasons.map((r) => r.code).join(', ')}`;
+    case 'answer_ready':
+      return `\nanswer:\n${e.text}`;
+    case 'answer_checked':
+      return `check: ${e.supported}/${e.total} claims supported (grounding ${Math.round(e.groundingScore * 100)}%)`;
+    case 'run_finished':
+      return `\n${e.status}${e.error ? `: ${e.error.code}: ${e.error.message}` : ''}`;
+    default:
+      return null;
+  }
+}
+
+/** The LLM call table and the closing summary, as in the second write-up's log. */
+export function summaryTable(view: RunView): string {
+  const header = ['call', 'model', 'in chars', 'out chars', 'in tok', 'out tok', 'ms', 'done_reason'];
+  const rows = view.llmCalls.map((c) => [
+    c.call,
+    c.model,
+    String(c.promptChars),
+    String(c.responseChars ?? '-'),
+    String(c.promptTokens ?? '-'),
+    String(c.evalTokens ?? '-'),
+    c.durationMs === null ? '-' : String(Math.round(c.durationMs)),
+    c.error ? c.error.code : (c.doneReason ?? '-'),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const fmt = (r: string[]) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
+  const agg = aggregateCalls(view.llmCalls);
+  const spread = (s: { avg: number; min: number; max: number } | null) =>
+    s ? `avg ${Math.round(s.avg)} max ${Math.round(s.max)} min ${Math.round(s.min)}` : '-';
+  return [
+    fmt(header),
+    ...rows.map(fmt),
+    '',
+    `${agg.calls} LLM calls · input chars ${spread(agg.promptChars)} · output chars ${spread(agg.responseChars)} · ms ${spread(agg.durationMs)}`,
+    `status ${view.status} · attempts ${view.rounds.length} · ${Math.round(runDurationMs(view) ?? 0)} ms`,
+  ].join('\n');
+}

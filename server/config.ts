@@ -1,0 +1,136 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Configuration is read here, once, from the environment, and validated with
+ * zod at start-up. Nothing else in planscope reads `process.env`.
+ */
+
+const int = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+
+const Env = z.object({
+  OLLAMA_HOST: z.string().trim().min(1).default('http://127.0.0.1:11434'),
+  PLANSCOPE_MODEL: z.string().trim().min(1).default('qwen3:8b'),
+  PLANSCOPE_WORKSPACE: z.string().trim().min(1).optional(),
+  PLANSCOPE_DATA_DIR: z.string().trim().min(1).default('./data'),
+  PORT: int(1, 65535, 3000),
+  HOSTNAME: z.string().trim().min(1).default('127.0.0.1'),
+  PLANSCOPE_TOKEN: z.string().trim().min(8, 'PLANSCOPE_TOKEN must be at least 8 characters').optional(),
+  PLANSCOPE_MAX_ROUNDS: int(1, 10, 2),
+  PLANSCOPE_MAX_STEPS: int(1, 20, 4),
+  PLANSCOPE_TOOL_BUDGET: int(1, 1000, 16),
+  PLANSCOPE_RUN_TIMEOUT_MS: int(1000, 24 * 3600 * 1000, 15 * 60 * 1000),
+  PLANSCOPE_CALL_TIMEOUT_MS: int(100, 3600 * 1000, 5 * 60 * 1000),
+  PLANSCOPE_MAX_FILE_BYTES: int(1, 64 * 1024 * 1024, 256 * 1024),
+  PLANSCOPE_MAX_LIST_ENTRIES: int(1, 100_000, 2000),
+  PLANSCOPE_STEP_CONCURRENCY: int(1, 32, 4),
+  PLANSCOPE_MAX_CONCURRENT_RUNS: int(1, 64, 4),
+  PLANSCOPE_MAX_TASK_CHARS: int(1, 100_000, 4000),
+  PLANSCOPE_THINK: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  PLANSCOPE_NUM_PREDICT: int(1, 131_072, 1600),
+  PLANSCOPE_NUM_CTX: int(512, 1_048_576, 8192),
+  PLANSCOPE_TEMPERATURE: z.coerce.number().min(0).max(2).default(0.1),
+});
+
+export interface Config {
+  appRoot: string;
+  ollamaHost: string;
+  model: string;
+  workspace: string;
+  dataDir: string;
+  port: number;
+  hostname: string;
+  token: string | null;
+  limits: {
+    maxRounds: number;
+    maxSteps: number;
+    toolBudget: number;
+    runTimeoutMs: number;
+    callTimeoutMs: number;
+    maxFileBytes: number;
+    stepConcurrency: number;
+  };
+  maxListEntries: number;
+  maxConcurrentRuns: number;
+  maxTaskChars: number;
+  ollama: { think: boolean; numPredict: number; numCtx: number; temperature: number };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export const OFFLINE_MODEL = 'offline';
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, appRoot: string = process.cwd()): Config {
+  const parsed = Env.safeParse(pickDefined(env));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`Invalid configuration: ${String(issue?.path[0] ?? '')}: ${issue?.message ?? 'invalid'}`);
+  }
+  const e = parsed.data;
+  if (!isLoopback(e.HOSTNAME) && !e.PLANSCOPE_TOKEN) {
+    throw new ConfigError(
+      `HOSTNAME=${e.HOSTNAME} exposes planscope beyond this machine; set PLANSCOPE_TOKEN to require a token, or listen on 127.0.0.1.`,
+    );
+  }
+  return {
+    appRoot,
+    ollamaHost: normalizeOllamaHost(e.OLLAMA_HOST),
+    model: e.PLANSCOPE_MODEL,
+    workspace: path.resolve(appRoot, e.PLANSCOPE_WORKSPACE ?? 'sample-workspace'),
+    dataDir: path.resolve(appRoot, e.PLANSCOPE_DATA_DIR),
+    port: e.PORT,
+    hostname: e.HOSTNAME,
+    token: e.PLANSCOPE_TOKEN ?? null,
+    limits: {
+      maxRounds: e.PLANSCOPE_MAX_ROUNDS,
+      maxSteps: e.PLANSCOPE_MAX_STEPS,
+      toolBudget: e.PLANSCOPE_TOOL_BUDGET,
+      runTimeoutMs: e.PLANSCOPE_RUN_TIMEOUT_MS,
+      callTimeoutMs: e.PLANSCOPE_CALL_TIMEOUT_MS,
+      maxFileBytes: e.PLANSCOPE_MAX_FILE_BYTES,
+      stepConcurrency: e.PLANSCOPE_STEP_CONCURRENCY,
+    },
+    maxListEntries: e.PLANSCOPE_MAX_LIST_ENTRIES,
+    maxConcurrentRuns: e.PLANSCOPE_MAX_CONCURRENT_RUNS,
+    maxTaskChars: e.PLANSCOPE_MAX_TASK_CHARS,
+    ollama: {
+      think: e.PLANSCOPE_THINK,
+      numPredict: e.PLANSCOPE_NUM_PREDICT,
+      numCtx: e.PLANSCOPE_NUM_CTX,
+      temperature: e.PLANSCOPE_TEMPERATURE,
+    },
+  };
+}
+
+/** Empty variables count as unset, as a person editing `.env` would expect. */
+function pickDefined(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => !!entry[1]));
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '::1' || hostname.startsWith('127.');
+}
+
+/**
+ * Ollama's own convention for OLLAMA_HOST allows `0.0.0.0:11434` or a bare
+ * host; ollama-js turns `http://localhost` into port 80. Give every form a
+ * scheme and Ollama's port so both agree.
+ */
+export function normalizeOllamaHost(raw: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw new ConfigError(`OLLAMA_HOST is not a valid URL: ${raw}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`OLLAMA_HOST must be http or https: ${raw}`);
+  }
+  const explicitPort = /^[a-z]+:\/\/(?:[^@/]*@)?(?:\[[^\]]*\]|[^:/]*):\d+/i.test(withScheme);
+  if (!explicitPort && url.protocol === 'http:') url.port = '11434';
+  if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+  return url.toString().replace(/\/$/, '');
+}

@@ -1,0 +1,63 @@
+import { ModelCallError, type ModelReply, type ModelRequest } from '../llm/types';
+import type { RunContext } from './context';
+
+export type CallRequest = Pick<ModelRequest, 'label' | 'messages' | 'format' | 'input'> & { round: number | null };
+
+/**
+ * One recorded LLM call, as in the second write-up's log: label and number
+ * (`planner#1`), model, host (masked), sizes in characters and tokens,
+ * duration, `done_reason`, and the raw prompt and raw response kept as
+ * artifacts whatever happens, including an empty or failed response.
+ */
+export async function callModel(ctx: RunContext, request: CallRequest): Promise<{ call: string; reply: ModelReply }> {
+  const { model, recorder } = ctx;
+  const call = `${request.label}#${recorder.view.llmCalls.length + 1}`;
+  const prompt = JSON.stringify({ model: model.name, messages: request.messages, format: request.format }, null, 2);
+  recorder.emit({
+    type: 'llm_call_started',
+    call,
+    label: request.label,
+    round: request.round,
+    model: model.name,
+    host: model.host,
+    promptChars: request.messages.reduce((n, m) => n + m.content.length, 0),
+    promptArtifact: recorder.artifact(`${call}.prompt.json`, prompt, 'application/json'),
+  });
+
+  const started = performance.now();
+  const finish = (reply: Pick<ModelReply, 'content' | 'thinking'> & Partial<ModelReply>, error: ModelCallError | null) =>
+    recorder.emit({
+      type: 'llm_call_finished',
+      call,
+      ok: error === null,
+      responseChars: reply.content.length,
+      thinkingChars: reply.thinking.length,
+      promptTokens: reply.promptTokens ?? null,
+      evalTokens: reply.evalTokens ?? null,
+      durationMs: performance.now() - started,
+      loadDurationNs: reply.loadDurationNs ?? null,
+      doneReason: reply.doneReason ?? null,
+      responseArtifact: recorder.artifact(`${call}.response.txt`, reply.content),
+      thinkingArtifact: reply.thinking ? recorder.artifact(`${call}.thinking.txt`, reply.thinking) : null,
+      error: error ? { code: error.code, message: error.message } : null,
+    });
+
+  try {
+    const reply = await model.complete({ ...request, signal: ctx.signal, timeoutMs: ctx.limits.callTimeoutMs });
+    finish(reply, null);
+    return { call, reply };
+  } catch (thrown) {
+    const error =
+      thrown instanceof ModelCallError
+        ? relabelAbort(ctx, thrown)
+        : new ModelCallError('model_error', `The model call failed: ${(thrown as Error).message}`);
+    finish(error.partial, error);
+    throw error;
+  }
+}
+
+/** The model only sees its signal abort; the run knows whether that was a cancel or the run's timeout. */
+function relabelAbort(ctx: RunContext, error: ModelCallError): ModelCallError {
+  if (error.code !== 'cancelled' || !ctx.signal.aborted || ctx.abortReason() === 'cancelled') return error;
+  return new ModelCallError('timeout', `The run hit its time limit of ${Math.round(ctx.limits.runTimeoutMs / 1000)} s during a model call.`, error.partial);
+}

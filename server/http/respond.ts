@@ -1,0 +1,47 @@
+import { RequestError } from '../runs/request-error';
+
+/** JSON error body of the API: always `{error: {code, message}}`. */
+export function errorResponse(status: number, code: string, message: string): Response {
+  return Response.json({ error: { code, message } }, { status });
+}
+
+/** Maps what a handler throws to a response: refused requests to their 4xx, anything else to a 500 that says so. */
+export async function handle(fn: () => Promise<Response> | Response): Promise<Response> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof RequestError) return errorResponse(error.status, error.code, error.message);
+    console.error('planscope: unhandled error in API route', error);
+    return errorResponse(500, 'internal', error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Reads a JSON body of at most `maxBytes`, so an oversized request is refused before it is parsed. */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  const reader = request.body?.getReader();
+  if (!reader) throw new RequestError('invalid_request', 'The request has no body; send JSON.');
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new RequestError('invalid_request', 'The request body is not valid JSON.');
+  }
+}
+
+function tooLarge(maxBytes: number): RequestError {
+  return new RequestError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`);
+}

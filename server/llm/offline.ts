@@ -1,0 +1,103 @@
+import type { Answer, Claim } from '../../lib/answer';
+import { splitLines } from '../../lib/checker';
+import type { Plan } from '../../lib/plan';
+import { OFFLINE_MODEL } from '../config';
+import type { Model, ModelReply, ModelRequest, PlannerInput, SynthesizerInput } from './types';
+
+/**
+ * The offline baseline: a real, deterministic planner and answerer with no
+ * LLM behind it. It plans by ranking workspace paths against the task's
+ * words and answers by quoting the best-matching lines with citations. Its
+ * replies are JSON text that goes through the same parsing, validation and
+ * checking as a model's. It is the floor every model is compared against.
+ */
+export function createOfflineModel(): Model {
+  return {
+    name: OFFLINE_MODEL,
+    baseline: true,
+    host: null,
+    async complete(request: ModelRequest): Promise<ModelReply> {
+      const value = request.input.kind === 'plan' ? offlinePlan(request.input) : offlineAnswer(request.input);
+      const content = JSON.stringify(value);
+      return {
+        content,
+        thinking: '',
+        doneReason: 'stop',
+        promptTokens: null,
+        evalTokens: null,
+        totalDurationNs: null,
+        loadDurationNs: null,
+      };
+    },
+  };
+}
+
+const STOPWORDS = new Set(
+  'the and for are how what where which when who why does did this that with from into about there their them then than have has was were will would should could can its any all not but use used using get set show tell find explain describe file files code repo repository project'.split(
+    ' ',
+  ),
+);
+
+/** Lower-case words of three letters or more that carry meaning. */
+export function taskWords(task: string): string[] {
+  const words = task.toLowerCase().match(/[a-z0-9_]+/g) ?? [];
+  return [...new Set(words.filter((w) => w.length >= 3 && !STOPWORDS.has(w)))];
+}
+
+/** `config` matches `configured`, `endpoint` matches `endpoints`: a shared stem of four letters or more counts. */
+function related(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return short.length >= 4 && long.startsWith(short.slice(0, Math.max(4, short.length - 2)));
+}
+
+function score(words: string[], text: string): number {
+  const tokens = text.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  return words.reduce((total, w) => total + (tokens.some((t) => related(w, t)) ? 1 : 0), 0);
+}
+
+const ENTRY_POINTS = /(^|\/)(readme\.md|index\.ts|main\.ts|package\.json)$/i;
+
+export function offlinePlan(input: PlannerInput): Plan {
+  const words = taskWords(input.task);
+  const avoid = new Set(input.avoidPaths);
+  const ranked = input.files
+    .filter((f) => !avoid.has(f.path))
+    .map((f) => ({ path: f.path, score: score(words, f.path) * 10 + (ENTRY_POINTS.test(f.path) ? 1 : 0) }))
+    .filter((f) => f.score > 0)
+    .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+  const chosen = ranked.length > 0 ? ranked.slice(0, input.maxSteps) : input.files.slice(0, 1).map((f) => ({ path: f.path, score: 0 }));
+  const steps = chosen.map((f) => ({
+    purpose: f.score >= 10 ? `Its path matches the task's words (${words.join(', ')}).` : 'An entry point that gives an overview.',
+    path: f.path,
+  }));
+  return { steps };
+}
+
+const MAX_CLAIMS = 6;
+const MAX_PER_FILE = 2;
+/** A TODO announces what does not exist yet, and a heading says nothing: neither is quoted as evidence of behaviour. */
+const NOT_EVIDENCE = /\b(TODO|FIXME|XXX)\b|^#{1,6}\s/;
+
+export function offlineAnswer(input: SynthesizerInput): Answer {
+  const words = taskWords(input.task);
+  const candidates = input.observations.flatMap((o) =>
+    splitLines(o.text)
+      .map((line, i) => ({ path: o.path, line: i + 1, text: line.trim(), score: score(words, line) }))
+      .filter((c) => c.score > 0 && c.text.length >= 8 && !NOT_EVIDENCE.test(c.text))
+      .sort((a, b) => b.score - a.score || a.line - b.line)
+      .slice(0, MAX_PER_FILE),
+  );
+  const best = candidates.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.line - b.line).slice(0, MAX_CLAIMS);
+  if (best.length === 0) {
+    return { claims: [{ text: `The files read do not mention ${words.join(', ') || 'the task'}.`, citations: [] }] };
+  }
+  const claims: Claim[] = best.map((c) => {
+    const quote = c.text.slice(0, 200);
+    return {
+      text: `${c.path} line ${c.line} reads: ${quote}`,
+      citations: [{ path: c.path, startLine: c.line, endLine: c.line, quote }],
+    };
+  });
+  return { claims };
+}

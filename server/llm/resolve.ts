@@ -1,0 +1,17 @@
+import { OFFLINE_MODEL, type Config } from '../config';
+import { createOfflineModel } from './offline';
+import { createOllamaModel } from './ollama';
+import type { Model } from './types';
+
+/** `offline` selects the built-in baseline; any other name is an Ollama model. */
+export function resolveModel(name: string, config: Config): Model {
+  if (name === OFFLINE_MODEL) return createOfflineModel();
+  return createOllamaModel({
+    host: config.ollamaHost,
+    model: name,
+    think: config.ollama.think,
+    numPredict: config.ollama.numPredict,
+    numCtx: config.ollama.numCtx,
+    temperature: config.ollama.temperature,
+  });
+}

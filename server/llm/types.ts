@@ -1,0 +1,71 @@
+import type { ModelErrorCode } from '../../lib/codes';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** What the engine asks of a model: one structured chat completion. */
+export interface ModelRequest {
+  /** Role in the loop, used for the call's label (`planner#1`). */
+  label: 'planner' | 'synthesizer';
+  messages: ChatMessage[];
+  /** JSON Schema generated from a zod schema, passed as Ollama `format`. */
+  format: Record<string, unknown>;
+  /** Structured input the offline baseline works from (it reads no prompt text). */
+  input: PlannerInput | SynthesizerInput;
+  signal: AbortSignal;
+  /** Per-call timeout; hitting it is a `timeout` failure. */
+  timeoutMs: number;
+}
+
+export interface PlannerInput {
+  kind: 'plan';
+  task: string;
+  files: { path: string; bytes: number }[];
+  maxSteps: number;
+  completedPaths: string[];
+  /** Paths that failed or were rejected in earlier rounds, to steer away from. */
+  avoidPaths: string[];
+}
+
+export interface SynthesizerInput {
+  kind: 'answer';
+  task: string;
+  observations: { path: string; text: string }[];
+}
+
+/** What came back, whether or not it parses: the raw text is always kept. */
+export interface ModelReply {
+  content: string;
+  thinking: string;
+  doneReason: string | null;
+  promptTokens: number | null;
+  evalTokens: number | null;
+  /** Ollama's own figures, nanoseconds, when it sent them. */
+  totalDurationNs: number | null;
+  loadDurationNs: number | null;
+}
+
+export class ModelCallError extends Error {
+  constructor(
+    readonly code: ModelErrorCode,
+    message: string,
+    /** Whatever text had streamed in before the failure. */
+    readonly partial: { content: string; thinking: string } = { content: '', thinking: '' },
+  ) {
+    super(message);
+    this.name = 'ModelCallError';
+  }
+}
+
+export interface Model {
+  /** The name runs record (`qwen3:8b`, `offline`). */
+  readonly name: string;
+  /** True for the built-in offline baseline, labelled as such everywhere. */
+  readonly baseline: boolean;
+  /** Host as shown to people: credentials masked. Null for the baseline. */
+  readonly host: string | null;
+  /** Throws ModelCallError for every failure it can name. */
+  complete(request: ModelRequest): Promise<ModelReply>;
+}

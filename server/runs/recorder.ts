@@ -1,0 +1,43 @@
+import type { NewRunEvent, RunEvent } from '../../lib/events';
+import { applyEvent, type RunView } from '../../lib/run-state';
+import type { RunStore } from '../store/run-store';
+
+export type EventListener = (event: RunEvent) => void;
+
+/**
+ * The one writer of a run's log. It gives each event the next sequence
+ * number, folds it into the run's state with the shared reducer, commits
+ * event and summary together, and only then tells live listeners, so no one
+ * ever sees an event that is not stored.
+ */
+export class RunRecorder {
+  private state: RunView;
+
+  constructor(
+    readonly runId: string,
+    private readonly store: RunStore,
+    private readonly onEvent: EventListener,
+    initial: RunView,
+  ) {
+    this.state = initial;
+  }
+
+  get view(): RunView {
+    return this.state;
+  }
+
+  emit(event: NewRunEvent): RunEvent {
+    const stamped = { ...event, seq: this.state.lastSeq + 1, at: Date.now() } as RunEvent;
+    const next = applyEvent(this.state, stamped);
+    this.store.append(this.runId, stamped, next);
+    this.state = next;
+    this.onEvent(stamped);
+    return stamped;
+  }
+
+  /** Saves raw material (prompts, responses, observed text) and returns the artifact's name. */
+  artifact(name: string, content: string, mediaType = 'text/plain'): string {
+    this.store.putArtifact(this.runId, name, content, mediaType);
+    return name;
+  }
+}

@@ -1,0 +1,262 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RunEvent, RunLimits } from '../../lib/events';
+import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
+import { RunRequest } from '../../lib/run-request';
+import { emptyRun, foldRun, isTerminal, type RunView } from '../../lib/run-state';
+import type { Config } from '../config';
+import { runPlanExecute } from '../engine/run-loop';
+import { resolveModel } from '../llm/resolve';
+import type { RunStore } from '../store/run-store';
+import type { BridgePool } from './bridge-pool';
+import type { RunBus } from './bus';
+import { RunRecorder } from './recorder';
+import { RequestError } from './request-error';
+
+interface LiveRun {
+  controller: AbortController;
+  /** Why the run is being stopped, once it is. */
+  stopReason: 'cancelled' | 'timeout' | null;
+  done: Promise<RunView>;
+  settle: (view: RunView) => void;
+  start: () => void;
+}
+
+/**
+ * Background runs: started from a server action, the API or the CLI through
+ * the same `start`, bounded by `maxConcurrentRuns` (the rest wait, visibly
+ * `queued`), cancellable, and watched live through the bus.
+ */
+export class RunRegistry {
+  private readonly live = new Map<string, LiveRun>();
+  private readonly queue: string[] = [];
+  private running = 0;
+
+  constructor(
+    private readonly config: Config,
+    private readonly store: RunStore,
+    private readonly bus: RunBus,
+    private readonly bridges: BridgePool,
+  ) {}
+
+  start(input: unknown): { id: string } {
+    const request = this.parseRequest(input);
+    const workspace = resolveWorkspace(request.workspace ?? this.config.workspace);
+    const model = resolveModel(request.model ?? this.config.model, this.config);
+    const limits: RunLimits = { ...this.config.limits, maxRounds: request.maxRounds ?? this.config.limits.maxRounds };
+    const id = newRunId();
+    this.store.createRun({
+      id,
+      createdAt: Date.now(),
+      task: request.task,
+      model: model.name,
+      baseline: model.baseline,
+      workspace,
+      ownerPid: process.pid,
+    });
+    const recorder = new RunRecorder(id, this.store, (e) => this.bus.publish(id, e), emptyRun);
+    recorder.emit({
+      type: 'run_created',
+      task: request.task,
+      model: model.name,
+      baseline: model.baseline,
+      host: model.host,
+      workspace,
+      limits,
+    });
+
+    let settle!: (view: RunView) => void;
+    const done = new Promise<RunView>((resolve) => (settle = resolve));
+    const live: LiveRun = {
+      controller: new AbortController(),
+      stopReason: null,
+      done,
+      settle,
+      start: () => {
+        void this.execute(id, live, recorder, model, workspace, limits);
+      },
+    };
+    this.live.set(id, live);
+    this.queue.push(id);
+    this.pump();
+    return { id };
+  }
+
+  /** Cancels a queued or running run; false when it is not live in this process. */
+  cancel(id: string): boolean {
+    const live = this.live.get(id);
+    if (!live) return false;
+    live.stopReason ??= 'cancelled';
+    const queued = this.queue.indexOf(id);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      const recorder = this.recorderFor(id);
+      recorder.emit({ type: 'run_finished', status: 'cancelled', error: { code: 'cancelled', message: 'The run was cancelled before it started.' } });
+      this.retire(id, live, recorder.view);
+      return true;
+    }
+    live.controller.abort();
+    return true;
+  }
+
+  isLive(id: string): boolean {
+    return this.live.has(id);
+  }
+
+  /** Resolves with the final state once the run ends. */
+  async waitFor(id: string): Promise<RunView> {
+    const live = this.live.get(id);
+    if (live) return live.done;
+    return foldRun(this.store.events(id));
+  }
+
+  /**
+   * Runs left unfinished by a process that no longer exists are marked
+   * `interrupted`, visibly, with the last thing they reached.
+   */
+  recoverInterrupted(): number {
+    let recovered = 0;
+    for (const row of this.store.unfinishedRuns()) {
+      if (row.ownerPid === process.pid || processAlive(row.ownerPid)) continue;
+      const recorder = this.recorderFor(row.id);
+      recorder.emit({
+        type: 'run_finished',
+        status: 'interrupted',
+        error: { code: 'interrupted', message: `The server stopped while this run was in flight; ${lastReached(recorder.view)}.` },
+      });
+      recovered += 1;
+    }
+    return recovered;
+  }
+
+  /** Cancels everything in flight and waits (bounded) for each run to record its end. */
+  async shutdown(timeoutMs = 5000): Promise<void> {
+    const pending = [...this.live.entries()];
+    for (const [id] of pending) this.cancel(id);
+    await Promise.race([
+      Promise.allSettled(pending.map(([, live]) => live.done)),
+      new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()),
+    ]);
+  }
+
+  private parseRequest(input: unknown): RunRequest {
+    const parsed = RunRequest.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new RequestError('invalid_request', `${issue?.path.join('.') || 'request'}: ${issue?.message ?? 'invalid'}`);
+    }
+    if (parsed.data.task.length > this.config.maxTaskChars) {
+      throw new RequestError(
+        'task_too_long',
+        `The task is ${parsed.data.task.length} characters; the limit is ${this.config.maxTaskChars}.`,
+      );
+    }
+    return parsed.data;
+  }
+
+  private pump(): void {
+    while (this.running < this.config.maxConcurrentRuns && this.queue.length > 0) {
+      const id = this.queue.shift()!;
+      const live = this.live.get(id);
+      if (!live) continue;
+      this.running += 1;
+      live.start();
+    }
+  }
+
+  private async execute(
+    id: string,
+    live: LiveRun,
+    recorder: RunRecorder,
+    model: ReturnType<typeof resolveModel>,
+    workspace: string,
+    limits: RunLimits,
+  ): Promise<void> {
+    const timer = setTimeout(() => {
+      live.stopReason ??= 'timeout';
+      live.controller.abort();
+    }, limits.runTimeoutMs);
+    try {
+      const bridge = await this.bridges.get(workspace).catch((error: Error) => {
+        recorder.emit({ type: 'run_started' });
+        recorder.emit({
+          type: 'run_finished',
+          status: 'failed',
+          error: { code: 'bridge_unavailable', message: `The workspace bridge could not start: ${error.message}` },
+        });
+        return null;
+      });
+      if (bridge) {
+        await runPlanExecute({
+          task: recorder.view.task,
+          model,
+          bridge,
+          limits,
+          planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: limits.maxSteps },
+          recorder,
+          signal: live.controller.signal,
+          abortReason: () => live.stopReason ?? 'cancelled',
+        });
+      }
+    } catch (error) {
+      if (!isTerminal(recorder.view.status)) {
+        recorder.emit({
+          type: 'run_finished',
+          status: 'failed',
+          error: { code: 'internal', message: `Unexpected error: ${(error as Error).message}` },
+        });
+      }
+    } finally {
+      clearTimeout(timer);
+      this.running -= 1;
+      this.retire(id, live, recorder.view);
+      this.pump();
+    }
+  }
+
+  private retire(id: string, live: LiveRun, view: RunView): void {
+    this.live.delete(id);
+    live.settle(view);
+  }
+
+  private recorderFor(id: string): RunRecorder {
+    return new RunRecorder(id, this.store, (e: RunEvent) => this.bus.publish(id, e), foldRun(this.store.events(id)));
+  }
+}
+
+function newRunId(): string {
+  // Time first so ids sort by creation; random tail so concurrent starts never collide.
+  return `${Date.now().toString(36)}-${randomBytes(5).toString('hex')}`;
+}
+
+function resolveWorkspace(dir: string): string {
+  const absolute = path.resolve(dir);
+  let real: string;
+  try {
+    real = fs.realpathSync(absolute);
+  } catch {
+    throw new RequestError('workspace_not_found', `The workspace ${absolute} does not exist.`);
+  }
+  if (!fs.statSync(real).isDirectory()) {
+    throw new RequestError('workspace_not_found', `The workspace ${absolute} is not a directory.`);
+  }
+  return real;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function lastReached(view: RunView): string {
+  const round = view.rounds[view.rounds.length - 1];
+  if (!round) return 'it had not planned yet';
+  const step = [...round.steps].reverse().find((s) => s.status !== 'pending');
+  if (step) return `last reached: round ${round.round}, step ${step.index + 1} (${step.path}, ${step.status})`;
+  return `last reached: round ${round.round}, planning`;
+}

@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+/**
+ * Migrations, applied in order on open; `user_version` records how far a
+ * database has come. Append new steps, never edit old ones.
+ */
+const MIGRATIONS: string[] = [
+  `CREATE TABLE runs (
+     id TEXT PRIMARY KEY,
+     created_at INTEGER NOT NULL,
+     task TEXT NOT NULL,
+     model TEXT NOT NULL,
+     baseline INTEGER NOT NULL,
+     workspace TEXT NOT NULL,
+     status TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     finished_at INTEGER,
+     prompt_tokens INTEGER NOT NULL DEFAULT 0,
+     eval_tokens INTEGER NOT NULL DEFAULT 0,
+     error_code TEXT,
+     last_seq INTEGER NOT NULL DEFAULT 0,
+     owner_pid INTEGER NOT NULL
+   );
+   CREATE INDEX runs_by_created ON runs (created_at DESC, id DESC);
+   CREATE INDEX runs_by_status ON runs (status);
+   CREATE TABLE events (
+     run_id TEXT NOT NULL REFERENCES runs (id),
+     seq INTEGER NOT NULL,
+     at INTEGER NOT NULL,
+     type TEXT NOT NULL,
+     body TEXT NOT NULL,
+     PRIMARY KEY (run_id, seq)
+   ) WITHOUT ROWID;
+   CREATE TABLE artifacts (
+     run_id TEXT NOT NULL REFERENCES runs (id),
+     name TEXT NOT NULL,
+     media_type TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     sha256 TEXT NOT NULL,
+     content BLOB NOT NULL,
+     PRIMARY KEY (run_id, name)
+   ) WITHOUT ROWID;`,
+];
+
+export function openDatabase(dataDir: string): Database.Database {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new Database(path.join(dataDir, 'planscope.db'));
+  // WAL lets the dashboard read while a run appends, and a crash loses at most uncommitted work.
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Database.Database): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

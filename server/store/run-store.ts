@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { RunEvent } from '../../lib/events';
+import type { RunStatus, RunView } from '../../lib/run-state';
+import { attemptsOf } from '../../lib/run-state';
+
+export interface RunRow {
+  id: string;
+  createdAt: number;
+  task: string;
+  model: string;
+  baseline: boolean;
+  workspace: string;
+  status: RunStatus;
+  attempts: number;
+  finishedAt: number | null;
+  promptTokens: number;
+  evalTokens: number;
+  errorCode: string | null;
+  lastSeq: number;
+  ownerPid: number;
+}
+
+export interface Artifact {
+  name: string;
+  mediaType: string;
+  bytes: number;
+  sha256: string;
+  content: string;
+}
+
+interface RawRunRow {
+  id: string;
+  created_at: number;
+  task: string;
+  model: string;
+  baseline: number;
+  workspace: string;
+  status: RunStatus;
+  attempts: number;
+  finished_at: number | null;
+  prompt_tokens: number;
+  eval_tokens: number;
+  error_code: string | null;
+  last_seq: number;
+  owner_pid: number;
+}
+
+/**
+ * The SQLite event store. Each event is appended in its own transaction
+ * together with the run's summary row (a cache of the fold, for the run
+ * list), so what is committed is always consistent.
+ */
+export class RunStore {
+  private readonly insertEvent;
+  private readonly updateSummary;
+  private readonly selectEvents;
+
+  constructor(private readonly db: Database.Database) {
+    this.insertEvent = db.prepare('INSERT INTO events (run_id, seq, at, type, body) VALUES (?, ?, ?, ?, ?)');
+    this.updateSummary = db.prepare(
+      `UPDATE runs SET status = ?, attempts = ?, finished_at = ?, prompt_tokens = ?, eval_tokens = ?,
+         error_code = ?, last_seq = ? WHERE id = ?`,
+    );
+    this.selectEvents = db.prepare('SELECT body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?');
+  }
+
+  createRun(row: Pick<RunRow, 'id' | 'createdAt' | 'task' | 'model' | 'baseline' | 'workspace' | 'ownerPid'>): void {
+    this.db
+      .prepare(
+        `INSERT INTO runs (id, created_at, task, model, baseline, workspace, status, owner_pid)
+         VALUES (?, ?, ?, ?, ?, ?, 'queued', ?)`,
+      )
+      .run(row.id, row.createdAt, row.task, row.model, row.baseline ? 1 : 0, row.workspace, row.ownerPid);
+  }
+
+  /** Appends one event and the summary of the state it leads to, atomically. */
+  readonly append = (runId: string, event: RunEvent, view: RunView): void => {
+    this.db.transaction(() => {
+      this.insertEvent.run(runId, event.seq, event.at, event.type, JSON.stringify(event));
+      const tokens = view.llmCalls.reduce(
+        (t, c) => ({ prompt: t.prompt + (c.promptTokens ?? 0), eval: t.eval + (c.evalTokens ?? 0) }),
+        { prompt: 0, eval: 0 },
+      );
+      this.updateSummary.run(
+        view.status,
+        attemptsOf(view),
+        view.finishedAt,
+        tokens.prompt,
+        tokens.eval,
+        view.error?.code ?? null,
+        event.seq,
+        runId,
+      );
+    })();
+  };
+
+  events(runId: string, afterSeq = 0, limit = 100_000): RunEvent[] {
+    const rows = this.selectEvents.all(runId, afterSeq, limit) as { body: string }[];
+    return rows.map((r) => RunEvent.parse(JSON.parse(r.body)));
+  }
+
+  getRun(id: string): RunRow | null {
+    const row = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RawRunRow | undefined;
+    return row ? toRow(row) : null;
+  }
+
+  /** Newest first; `before` is the cursor of the last row of the previous page. */
+  listRuns(options: { limit: number; before?: { createdAt: number; id: string } }): RunRow[] {
+    const rows = options.before
+      ? this.db
+          .prepare(
+            `SELECT * FROM runs WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
+          )
+          .all(options.before.createdAt, options.before.id, options.limit)
+      : this.db.prepare('SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT ?').all(options.limit);
+    return (rows as RawRunRow[]).map(toRow);
+  }
+
+  /** Runs that never reached a terminal event. */
+  unfinishedRuns(): RunRow[] {
+    const rows = this.db.prepare(`SELECT * FROM runs WHERE status IN ('queued', 'running')`).all() as RawRunRow[];
+    return rows.map(toRow);
+  }
+
+  putArtifact(runId: string, name: string, content: string, mediaType = 'text/plain'): Artifact {
+    const buffer = Buffer.from(content, 'utf8');
+    const sha256 = createHash('sha256').update(buffer).digest('hex');
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO artifacts (run_id, name, media_type, bytes, sha256, content) VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(runId, name, mediaType, buffer.length, sha256, buffer);
+    return { name, mediaType, bytes: buffer.length, sha256, content };
+  }
+
+  getArtifact(runId: string, name: string): Artifact | null {
+    const row = this.db
+      .prepare('SELECT name, media_type, bytes, sha256, content FROM artifacts WHERE run_id = ? AND name = ?')
+      .get(runId, name) as { name: string; media_type: string; bytes: number; sha256: string; content: Buffer } | undefined;
+    if (!row) return null;
+    return { name: row.name, mediaType: row.media_type, bytes: row.bytes, sha256: row.sha256, content: row.content.toString('utf8') };
+  }
+}
+
+function toRow(r: RawRunRow): RunRow {
+  return {
+    id: r.id,
+    createdAt: r.created_at,
+    task: r.task,
+    model: r.model,
+    baseline: r.baseline === 1,
+    workspace: r.workspace,
+    status: r.status,
+    attempts: r.attempts,
+    finishedAt: r.finished_at,
+    promptTokens: r.prompt_tokens,
+    evalTokens: r.eval_tokens,
+    errorCode: r.error_code,
+    lastSeq: r.last_seq,
+    ownerPid: r.owner_pid,
+  };
+}
