@@ -29,11 +29,15 @@ export interface RunList {
 export type RunDetail = RunResult & { events: RunEvent[] };
 
 export interface OllamaHealth {
+  /** Credentials masked. */
   host: string;
+  /** Something answered HTTP at the host (even if it then answered with an error). */
   reachable: boolean;
   version: string | null;
+  /** Names as `ollama list` shows them (`qwen3:8b`). */
   models: string[];
   error: ErrorInfo | null;
+  /** What a person can do about the error; null when there is nothing to do. */
   hint: string | null;
 }
 

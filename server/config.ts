@@ -62,7 +62,7 @@ export class ConfigError extends Error {
 
 export const OFFLINE_MODEL = 'offline';
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, appRoot: string = process.cwd()): Config {
+export function loadConfig(env: Record<string, string | undefined> = process.env, appRoot: string = process.cwd()): Config {
   const parsed = Env.safeParse(pickDefined(env));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -105,7 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, appRoot: string
 }
 
 /** Empty variables count as unset, as a person editing `.env` would expect. */
-function pickDefined(env: NodeJS.ProcessEnv): Record<string, string> {
+function pickDefined(env: Record<string, string | undefined>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => !!entry[1]));
 }
 

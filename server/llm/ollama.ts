@@ -1,0 +1,313 @@
+import { Ollama, type ChatRequest, type ChatResponse } from 'ollama';
+import { maskHost } from '../../lib/mask';
+import { ModelCallError, type Model, type ModelReply, type ModelRequest } from './types';
+
+export interface OllamaModelOptions {
+  /** As configured, credentials included; only its masked form is ever shown. */
+  host: string;
+  model: string;
+  think: boolean;
+  numPredict: number;
+  numCtx: number;
+  temperature: number;
+  seed?: number;
+  keepAlive?: string;
+}
+
+/** A Model backed by a live Ollama server, one streamed /api/chat per call. */
+export function createOllamaModel(opts: OllamaModelOptions): Model {
+  return {
+    name: opts.model,
+    baseline: false,
+    host: maskHost(opts.host),
+    complete: (request) => streamChat(opts, request),
+  };
+}
+
+/** What ollama-js throws when a stream ends without a `done:true` line. */
+const NO_DONE_MESSAGE = 'Did not receive done or success response in stream.';
+
+interface Transcript {
+  content: string;
+  thinking: string;
+}
+
+async function streamChat(opts: OllamaModelOptions, request: ModelRequest): Promise<ModelReply> {
+  const scope = openCallScope(request.timeoutMs, request.signal);
+  const transcript: Transcript = { content: '', thinking: '' };
+  let streamOpened = false;
+  try {
+    // A client per call: its fetch carries this call's signal, and ollama-js
+    // keeps failed streams in its in-flight list forever, so it must not outlive the call.
+    const client = new Ollama({ host: opts.host, fetch: scope.fetch });
+    // Always streamed: a non-streamed call gets no headers until generation
+    // ends and Node's fetch gives up after 300 s (STACK.md pitfall 4).
+    const stream = await client.chat({ ...chatRequest(opts, request), stream: true });
+    streamOpened = true;
+    let final: ChatResponse | undefined;
+    for await (const chunk of stream) {
+      transcript.content += chunk.message?.content ?? '';
+      transcript.thinking += chunk.message?.thinking ?? '';
+      if (chunk.done) final = chunk;
+    }
+    if (!final) throw new Error(NO_DONE_MESSAGE);
+    return toReply(transcript, final);
+  } catch (err) {
+    throw toModelCallError(err, {
+      host: maskHost(opts.host),
+      model: opts.model,
+      timeoutMs: request.timeoutMs,
+      scope,
+      streamOpened,
+      partial: { ...transcript },
+    });
+  } finally {
+    scope.dispose();
+  }
+}
+
+function chatRequest(opts: OllamaModelOptions, request: ModelRequest): ChatRequest {
+  return {
+    model: opts.model,
+    messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+    format: request.format,
+    think: opts.think,
+    ...(opts.keepAlive !== undefined && { keep_alive: opts.keepAlive }),
+    options: {
+      temperature: opts.temperature,
+      num_predict: opts.numPredict,
+      // Ollama's default context differs by version and VRAM; a silent default would truncate prompts.
+      num_ctx: opts.numCtx,
+      ...(opts.seed !== undefined && { seed: opts.seed }),
+    },
+  };
+}
+
+function toReply(transcript: Transcript, final: ChatResponse): ModelReply {
+  return {
+    content: transcript.content,
+    thinking: transcript.thinking,
+    doneReason: final.done_reason ?? null,
+    promptTokens: countOrNull(final.prompt_eval_count),
+    evalTokens: countOrNull(final.eval_count),
+    totalDurationNs: countOrNull(final.total_duration),
+    loadDurationNs: countOrNull(final.load_duration),
+  };
+}
+
+/** Ollama leaves zero-valued metrics out, so a missing field is "not reported". */
+function countOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+// ---------------------------------------------------------------------------
+// Abort wiring shared with the health check.
+
+/**
+ * One call's cancellation: the caller's signal plus a deadline, attached to
+ * every fetch the ollama client makes. ollama-js passes no signal for
+ * non-streamed requests (`version()`, `list()`), so this is the only way
+ * to bound them.
+ */
+export interface CallScope {
+  readonly fetch: typeof fetch;
+  /** The deadline fired (and the caller had not cancelled first). */
+  timedOut(): boolean;
+  /** The caller's signal fired. */
+  cancelled(): boolean;
+  /** Stops the deadline and releases any response body left half-read. */
+  dispose(): void;
+}
+
+const MAX_TIMER_MS = 2_147_483_647;
+
+export function openCallScope(timeoutMs: number, callerSignal?: AbortSignal): CallScope {
+  const deadline = new AbortController();
+  const released = new AbortController();
+  // setTimeout fires at once for delays past 2^31-1 ms; cap so a "no real limit" setting stays one.
+  const delay = Math.min(Math.max(0, timeoutMs), MAX_TIMER_MS);
+  const timer = setTimeout(() => deadline.abort(new Error(`timed out after ${timeoutMs} ms`)), delay);
+  const signals = [deadline.signal, released.signal];
+  if (callerSignal) signals.push(callerSignal);
+  const callSignal = AbortSignal.any(signals);
+
+  return {
+    fetch: (input, init) => {
+      const { url, headers } = moveCredentialsToHeader(input, init?.headers);
+      return globalThis.fetch(url, {
+        ...init,
+        headers,
+        signal: init?.signal ? AbortSignal.any([init.signal, callSignal]) : callSignal,
+      });
+    },
+    timedOut: () => deadline.signal.aborted && !(callerSignal?.aborted ?? false),
+    cancelled: () => callerSignal?.aborted ?? false,
+    dispose: () => {
+      clearTimeout(timer);
+      released.abort();
+    },
+  };
+}
+
+/**
+ * ollama-js keeps `user:pass@` in the URLs it builds, but Node's fetch
+ * refuses such URLs (and its error quotes the URL, password included). Send
+ * them the way a browser would: as HTTP Basic credentials.
+ */
+function moveCredentialsToHeader(
+  input: string | URL | Request,
+  init: HeadersInit | undefined,
+): { url: string | URL | Request; headers: Headers } {
+  const headers = new Headers(init);
+  if (input instanceof Request) return { url: input, headers };
+  const url = new URL(input);
+  if (url.username === '' && url.password === '') return { url: input, headers };
+  const credentials = `${safeDecode(url.username)}:${safeDecode(url.password)}`;
+  url.username = '';
+  url.password = '';
+  if (!headers.has('authorization')) {
+    headers.set('authorization', `Basic ${Buffer.from(credentials).toString('base64')}`);
+  }
+  return { url, headers };
+}
+
+function safeDecode(component: string): string {
+  try {
+    return decodeURIComponent(component);
+  } catch {
+    return component;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Failure mapping: every way a call can fail gets one stable code and a
+// message that tells a person what to do next.
+
+interface FailureContext {
+  /** Already masked. */
+  host: string;
+  model: string;
+  timeoutMs: number;
+  scope: CallScope;
+  /** Headers arrived: a later network error is a dropped stream, not an unreachable host. */
+  streamOpened: boolean;
+  partial: Transcript;
+}
+
+function toModelCallError(err: unknown, ctx: FailureContext): ModelCallError {
+  const { host, model, partial } = ctx;
+  if (ctx.scope.cancelled()) {
+    return new ModelCallError('cancelled', `Call to ${model} was cancelled.`, partial);
+  }
+  if (ctx.scope.timedOut()) {
+    return new ModelCallError(
+      'timeout',
+      `${model} at ${host} did not finish within ${formatSeconds(ctx.timeoutMs)}. ` +
+        'Raise the per-call timeout, lower num_predict, or use a smaller model.',
+      partial,
+    );
+  }
+  if (isResponseError(err)) {
+    if (err.status_code === 404) {
+      return new ModelCallError(
+        'model_not_found',
+        `Model "${model}" is not available on Ollama at ${host} (server said: ${errorText(err)}). ` +
+          `Download it with \`ollama pull ${model}\`.`,
+        partial,
+      );
+    }
+    return new ModelCallError(
+      'model_error',
+      `Ollama at ${host} answered HTTP ${err.status_code} for ${model}: ${errorText(err)}`,
+      partial,
+    );
+  }
+  if (!ctx.streamOpened && (isNetworkFailure(err) || isInvalidHost(err))) {
+    return new ModelCallError('model_unreachable', unreachableMessage(host, err), partial);
+  }
+  if (isNetworkFailure(err)) {
+    return new ModelCallError(
+      'model_error',
+      `The connection to Ollama at ${host} dropped while ${model} was answering (${describeCause(err)}). ` +
+        'Check whether the Ollama server crashed or restarted.',
+      partial,
+    );
+  }
+  const detail = errorText(err);
+  if (detail.startsWith(NO_DONE_MESSAGE)) {
+    return new ModelCallError(
+      'model_error',
+      `The reply from ${model} at ${host} ended before Ollama marked it done.`,
+      partial,
+    );
+  }
+  // ollama-js turns a mid-stream `{"error": ...}` line into a plain Error carrying the server's text.
+  return new ModelCallError('model_error', `Ollama at ${host} failed while running ${model}: ${detail}`, partial);
+}
+
+/** ollama-js does not export ResponseError; this is its observable shape. */
+export interface OllamaResponseError extends Error {
+  name: 'ResponseError';
+  status_code: number;
+  error: string;
+}
+
+export function isResponseError(err: unknown): err is OllamaResponseError {
+  return (
+    err instanceof Error &&
+    err.name === 'ResponseError' &&
+    typeof (err as Partial<OllamaResponseError>).status_code === 'number'
+  );
+}
+
+/**
+ * Node's fetch reports refused connections and DNS failures as
+ * `TypeError: fetch failed`, and a socket lost mid-body as
+ * `TypeError: terminated`, the system error in `cause`. Any other TypeError
+ * is a bug, not the network.
+ */
+export function isNetworkFailure(err: unknown): boolean {
+  if (!(err instanceof TypeError)) return false;
+  return err.message === 'fetch failed' || err.message === 'terminated' || errorCode(err.cause) !== undefined;
+}
+
+/** ollama-js parses the host with `new URL` when the client is built. */
+export function isInvalidHost(err: unknown): boolean {
+  return errorCode(err) === 'ERR_INVALID_URL';
+}
+
+export function unreachableMessage(maskedHost: string, err: unknown): string {
+  if (isInvalidHost(err)) {
+    return `The Ollama host "${maskedHost}" is not a valid URL; use a form like http://127.0.0.1:11434.`;
+  }
+  return (
+    `Cannot reach Ollama at ${maskedHost} (${describeCause(err)}). ` +
+    'Start it with `ollama serve`, or set OLLAMA_HOST to the address it listens on.'
+  );
+}
+
+/**
+ * fetch's own message is just "fetch failed" or "terminated"; the useful
+ * part (`connect ECONNREFUSED ...`, `getaddrinfo ENOTFOUND ...`, `bad port`,
+ * `other side closed`) is in `cause`.
+ */
+function describeCause(err: unknown): string {
+  const cause = err instanceof Error ? err.cause : undefined;
+  return cause instanceof Error ? errorText(cause) : errorText(err);
+}
+
+/** An error's text with any URL in it masked: fetch errors may quote the URL, credentials included. */
+export function errorText(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, (url) => maskHost(url));
+}
+
+function errorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null || !('code' in err)) return undefined;
+  return typeof err.code === 'string' ? err.code : undefined;
+}
+
+export function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { maskHost, maskSecret } from '../../lib/mask';
+
+describe('maskHost', () => {
+  it('leaves a host without credentials exactly as given', () => {
+    for (const host of [
+      'http://127.0.0.1:11434',
+      'http://localhost:11434/',
+      'https://ollama.example.com/prefix/path?x=1#top',
+      'localhost:11434',
+      ':11434',
+      'http://[::1]:11434',
+      'http://host:11434/path/@notcreds',
+      '',
+    ]) {
+      expect(maskHost(host)).toBe(host);
+    }
+  });
+
+  it('keeps only the last 4 characters of a long password and hides a short user name', () => {
+    expect(maskHost('http://bob:s3cretpw@host:11434')).toBe('http://****:****etpw@host:11434');
+  });
+
+  it('masks a long user name the same way as a password', () => {
+    expect(maskHost('https://deploybot:averylongpassword@ollama.internal/api')).toBe(
+      'https://****ybot:****word@ollama.internal/api',
+    );
+  });
+
+  it('masks a lone token in the user-info', () => {
+    expect(maskHost('https://sk-abcdef123456@proxy.example.com')).toBe('https://****3456@proxy.example.com');
+  });
+
+  it('masks short credentials whole, leaking neither content nor length', () => {
+    expect(maskHost('http://a:b@host:1')).toBe('http://****:****@host:1');
+    expect(maskHost('http://alice:pw@host:1')).toBe('http://****:****@host:1');
+  });
+
+  it('keeps an empty user name empty', () => {
+    expect(maskHost('http://:supersecret@host:11434')).toBe('http://:****cret@host:11434');
+  });
+
+  it('treats a password containing "@" as part of the user-info', () => {
+    expect(maskHost('http://bob:p@ss@word99@host:11434')).toBe('http://****:****rd99@host:11434');
+  });
+
+  it('masks credentials given without a scheme', () => {
+    expect(maskHost('bob:s3cretpw@host:11434')).toBe('****:****etpw@host:11434');
+  });
+
+  it('masks credential-like query parameters', () => {
+    expect(maskHost('https://host/ollama?api_key=abcdefgh1234&model=x&token=tok')).toBe(
+      'https://host/ollama?api_key=****1234&model=x&token=****',
+    );
+  });
+
+  it('never throws and still hides secrets in malformed input', () => {
+    // The unescaped "/" would end the authority; the password must not leak anyway.
+    const masked = maskHost('http://bob:pa/ssword1@host:11434');
+    expect(masked).not.toContain('pa/ss');
+    expect(masked).toContain('host:11434');
+    expect(() => maskHost('http://%%%:@@@/??##')).not.toThrow();
+    expect(maskHost(undefined as unknown as string)).toBe('');
+  });
+});
+
+describe('maskSecret', () => {
+  it('reveals the tail only of secrets long enough to keep most of them hidden', () => {
+    expect(maskSecret('')).toBe('');
+    expect(maskSecret('1234567')).toBe('****');
+    expect(maskSecret('12345678')).toBe('****5678');
+  });
+});
