@@ -4,5 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20000,
+    reporters: ['default', 'json'],
+    outputFile: { json: 'test-results/vitest.json' },
   },
 });

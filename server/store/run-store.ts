@@ -134,13 +134,31 @@ export class RunStore {
     return { name, mediaType, bytes: buffer.length, sha256, content };
   }
 
+  listArtifacts(runId: string): Artifact[] {
+    const rows = this.db
+      .prepare('SELECT name, media_type, bytes, sha256, content FROM artifacts WHERE run_id = ? ORDER BY name')
+      .all(runId) as RawArtifact[];
+    return rows.map(toArtifact);
+  }
+
   getArtifact(runId: string, name: string): Artifact | null {
     const row = this.db
       .prepare('SELECT name, media_type, bytes, sha256, content FROM artifacts WHERE run_id = ? AND name = ?')
-      .get(runId, name) as { name: string; media_type: string; bytes: number; sha256: string; content: Buffer } | undefined;
-    if (!row) return null;
-    return { name: row.name, mediaType: row.media_type, bytes: row.bytes, sha256: row.sha256, content: row.content.toString('utf8') };
+      .get(runId, name) as RawArtifact | undefined;
+    return row ? toArtifact(row) : null;
   }
+}
+
+interface RawArtifact {
+  name: string;
+  media_type: string;
+  bytes: number;
+  sha256: string;
+  content: Buffer;
+}
+
+function toArtifact(row: RawArtifact): Artifact {
+  return { name: row.name, mediaType: row.media_type, bytes: row.bytes, sha256: row.sha256, content: row.content.toString('utf8') };
 }
 
 function toRow(r: RawRunRow): RunRow {

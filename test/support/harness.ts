@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { RunEvent } from '../../lib/events';
+import { toResult, type RunResult } from '../../lib/result';
+import type { RunView } from '../../lib/run-state';
+import { loadConfig } from '../../server/config';
+import { createRuntime, type Runtime } from '../../server/runtime';
+import { startFakeOllama, type FakeOllama, type FakeScript } from './fake-ollama';
+
+export const APP_ROOT = path.resolve(import.meta.dirname, '../..');
+export const SAMPLE_WORKSPACE = path.join(APP_ROOT, 'sample-workspace');
+/** The fake secret in the sample workspace's `.env.local`: it must never appear in anything a run produces. */
+export const CANARY = 'sk-planscope-canary-0000';
+
+export interface Harness {
+  runtime: Runtime;
+  fake: FakeOllama;
+  workspace: string;
+  dataDir: string;
+  run(task: string, options?: { model?: string; maxRounds?: number; onEvent?: (e: RunEvent) => void }): Promise<RunOutcome>;
+  close(): Promise<void>;
+}
+
+export interface RunOutcome {
+  id: string;
+  view: RunView;
+  result: RunResult;
+  events: RunEvent[];
+}
+
+/** A copy of the sample workspace in a temporary folder, so tests may change files. */
+export function copyWorkspace(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-ws-'));
+  fs.cpSync(SAMPLE_WORKSPACE, dir, { recursive: true, verbatimSymlinks: true });
+  return dir;
+}
+
+/**
+ * A real runtime (SQLite file, MCP bridge over stdio, ollama client) against
+ * a fake Ollama HTTP server, in temporary folders.
+ */
+export async function startHarness(script: FakeScript = {}, env: Record<string, string> = {}): Promise<Harness> {
+  const fake = await startFakeOllama(script);
+  const workspace = copyWorkspace();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-data-'));
+  const config = loadConfig(
+    {
+      OLLAMA_HOST: fake.url,
+      PLANSCOPE_MODEL: 'qwen3:8b',
+      PLANSCOPE_WORKSPACE: workspace,
+      PLANSCOPE_DATA_DIR: dataDir,
+      ...env,
+    },
+    APP_ROOT,
+  );
+  const runtime = createRuntime(config);
+  return {
+    runtime,
+    fake,
+    workspace,
+    dataDir,
+    async run(task, options = {}) {
+      const { id } = runtime.registry.start({ task, model: options.model, maxRounds: options.maxRounds });
+      const unsubscribe = options.onEvent ? runtime.bus.subscribe(id, options.onEvent) : () => {};
+      const view = await runtime.registry.waitFor(id);
+      unsubscribe();
+      return { id, view, result: toResult(id, view), events: runtime.store.events(id) };
+    },
+    async close() {
+      await runtime.close();
+      await fake.close();
+      fs.rmSync(workspace, { recursive: true, force: true });
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const plan = (...paths: string[]) =>
+  JSON.stringify({ steps: paths.map((p) => ({ purpose: `Read ${p}`, path: p })) });
+
+export const answer = (claims: { text: string; citations?: { path: string; startLine: number; endLine: number; quote: string }[] }[]) =>
+  JSON.stringify({ claims: claims.map((c) => ({ text: c.text, citations: c.citations ?? [] })) });
+
+/** Everything a run left behind, as one string, to search for what must never be there. */
+export function everythingStored(h: Harness, id: string): string {
+  const events = JSON.stringify(h.runtime.store.events(id));
+  const artifacts = h.runtime.store.listArtifacts(id).map((a) => a.content);
+  return [events, ...artifacts].join('\n');
+}
