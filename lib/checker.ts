@@ -56,6 +56,7 @@ export function checkCitation(citation: Citation, observed: ReadonlyMap<string, 
 }
 
 export function splitLines(text: string): string[] {
+  if (text === '') return [];
   const lines = text.split(/\r?\n/);
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   return lines;

@@ -1,0 +1,87 @@
+/**
+ * Stdio entry of the workspace bridge:
+ *
+ *   node dist/bridge.mjs <workspace> [--max-file-bytes N] [--max-list-entries N] [--delay-ms N]
+ *
+ * stdout carries the MCP protocol and nothing else; diagnostics go to stderr.
+ * Exit code 2 for bad usage, as the CLI does.
+ */
+import { stat } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createBridgeServer, type BridgeServerOptions } from './bridge-server';
+
+const DEFAULT_MAX_FILE_BYTES = 256 * 1024;
+const DEFAULT_MAX_LIST_ENTRIES = 2000;
+
+// A stray console.log from any module would corrupt the protocol stream;
+// route console output to stderr before anything else runs.
+console.log = console.error;
+console.info = console.error;
+console.debug = console.error;
+
+function usage(reason: string): never {
+  process.stderr.write(
+    `[bridge] ${reason}\nusage: bridge <workspace> [--max-file-bytes N] [--max-list-entries N] [--delay-ms N]\n`,
+  );
+  process.exit(2);
+}
+
+function nonNegativeInteger(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) usage(`--${flag} must be a non-negative integer, got "${value}"`);
+  return Number(value);
+}
+
+function parseOptions(argv: string[]): BridgeServerOptions {
+  let parsed: ReturnType<typeof parseFlags>;
+  try {
+    parsed = parseFlags(argv);
+  } catch (error) {
+    usage(error instanceof Error ? error.message : String(error));
+  }
+  const [workspace, ...extra] = parsed.positionals;
+  if (workspace === undefined || extra.length > 0) usage('expected exactly one workspace directory');
+  return {
+    workspace,
+    maxFileBytes: nonNegativeInteger('max-file-bytes', parsed.values['max-file-bytes'], DEFAULT_MAX_FILE_BYTES),
+    maxListEntries: nonNegativeInteger('max-list-entries', parsed.values['max-list-entries'], DEFAULT_MAX_LIST_ENTRIES),
+    delayMs: nonNegativeInteger('delay-ms', parsed.values['delay-ms'], 0),
+  };
+}
+
+function parseFlags(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      'max-file-bytes': { type: 'string' },
+      'max-list-entries': { type: 'string' },
+      'delay-ms': { type: 'string' },
+    },
+  });
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const workspace = await stat(options.workspace).catch(() => null);
+  if (!workspace?.isDirectory()) usage(`workspace ${options.workspace} is not a directory`);
+
+  const server = createBridgeServer(options);
+  const transport = new StdioServerTransport();
+  // The client closing our stdin is the normal way to stop: leave quietly.
+  process.stdin.once('end', () => {
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(0),
+    );
+  });
+  await server.connect(transport);
+  process.stderr.write(`[bridge] serving ${options.workspace}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`[bridge] fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { NewRunEvent, RunEvent } from '../../lib/events';
+import { toResult } from '../../lib/result';
+import { applyEvent, emptyRun, foldRun } from '../../lib/run-state';
+
+const LIMITS = { maxRounds: 2, maxSteps: 4, toolBudget: 16, runTimeoutMs: 1000, callTimeoutMs: 1000, maxFileBytes: 1000, stepConcurrency: 4 };
+const obs = (path: string, sha256: string) => ({ path, sha256, bytes: 10, lines: 2, mtimeMs: 1, artifact: `observation/${sha256}/${path}` });
+
+function stamp(events: NewRunEvent[]): RunEvent[] {
+  return events.map((e, i) => ({ ...e, seq: i + 1, at: 1000 + i * 10 }) as RunEvent);
+}
+
+/** A run of two rounds: a missing file in round 1, a cached read and a new one in round 2. */
+const RUN = stamp([
+  { type: 'run_created', task: 't', model: 'm', baseline: false, host: null, workspace: '/w', limits: LIMITS },
+  { type: 'run_started' },
+  { type: 'llm_call_started', call: 'planner#1', label: 'planner', round: 1, model: 'm', host: null, promptChars: 100, promptArtifact: 'p1' },
+  {
+    type: 'llm_call_finished', call: 'planner#1', ok: true, responseChars: 50, thinkingChars: 0, promptTokens: 30, evalTokens: 12,
+    durationMs: 40, loadDurationNs: null, doneReason: 'stop', responseArtifact: 'r1', thinkingArtifact: null, error: null,
+  },
+  { type: 'plan_proposed', round: 1, call: 'planner#1', steps: [{ purpose: 'a', path: 'a.ts' }, { purpose: 'b', path: 'b.ts' }] },
+  { type: 'plan_accepted', round: 1, steps: [{ purpose: 'a', path: 'a.ts' }, { purpose: 'b', path: 'b.ts' }] },
+  { type: 'step_started', round: 1, index: 0, path: 'a.ts' },
+  { type: 'step_started', round: 1, index: 1, path: 'b.ts' },
+  { type: 'step_finished', round: 1, index: 0, path: 'a.ts', durationMs: 3, observation: obs('a.ts', 'aaa'), replacedSha256: null },
+  { type: 'step_failed', round: 1, index: 1, path: 'b.ts', durationMs: 2, code: 'not_found', message: 'b.ts does not exist' },
+  { type: 'replan_requested', fromRound: 1, reasons: [{ step: 1, path: 'b.ts', code: 'not_found', message: 'b.ts does not exist' }] },
+  { type: 'plan_proposed', round: 2, call: 'planner#2', steps: [{ purpose: 'a', path: 'a.ts' }, { purpose: 'c', path: 'c.ts' }] },
+  { type: 'plan_accepted', round: 2, steps: [{ purpose: 'a', path: 'a.ts' }, { purpose: 'c', path: 'c.ts' }] },
+  { type: 'step_started', round: 2, index: 0, path: 'a.ts' },
+  { type: 'step_cached', round: 2, index: 0, path: 'a.ts', fromRound: 1, sha256: 'aaa' },
+  { type: 'step_started', round: 2, index: 1, path: 'c.ts' },
+  { type: 'step_finished', round: 2, index: 1, path: 'c.ts', durationMs: 3, observation: obs('c.ts', 'ccc'), replacedSha256: null },
+  { type: 'answer_ready', call: 'synthesizer#3', text: 'answer' },
+  { type: 'run_finished', status: 'completed', error: null },
+]);
+
+describe('the run reducer', () => {
+  it('folds a two-round run into the Result of the contract', () => {
+    const result = toResult('run-1', foldRun(RUN));
+    expect(result).toMatchObject({
+      id: 'run-1',
+      status: 'completed',
+      attempts: 2,
+      answer: 'answer',
+      completed: { 'a.ts': { sha256: 'aaa', bytes: 10, round: 1 }, 'c.ts': { sha256: 'ccc', bytes: 10, round: 2 } },
+      error: null,
+      durationMs: 180,
+    });
+    expect(result.plans.map((p) => p.steps.map((s) => s.path))).toEqual([['a.ts', 'b.ts'], ['a.ts', 'c.ts']]);
+    expect(result.llm).toMatchObject({ calls: 1, promptTokens: 30, evalTokens: 12 });
+  });
+
+  it('tracks each step through its states, and what was reused', () => {
+    const view = foldRun(RUN);
+    expect(view.rounds.map((r) => r.steps.map((s) => s.status))).toEqual([['done', 'failed'], ['cached', 'done']]);
+    expect(view.rounds[0]!.replanReasons[0]!.code).toBe('not_found');
+    expect(view.observations['a.ts']!.reusedInRounds).toEqual([2]);
+    expect(view.rounds[1]!.steps[0]!.fromRound).toBe(1);
+  });
+
+  it('ignores events it has already folded, so replay plus live tail never doubles', () => {
+    const once = foldRun(RUN);
+    const twice = foldRun(RUN, once);
+    expect(twice).toBe(once);
+    const overlapping = [...RUN.slice(0, 10), ...RUN.slice(5)].reduce(applyEvent, emptyRun);
+    expect(overlapping).toEqual(once);
+  });
+
+  it('shows a run still in flight as running, with no finish time', () => {
+    const view = foldRun(RUN.slice(0, 8));
+    expect(view.status).toBe('running');
+    expect(view.finishedAt).toBeNull();
+    expect(view.rounds[0]!.steps.map((s) => s.status)).toEqual(['running', 'running']);
+  });
+});
