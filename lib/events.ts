@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorInfo, RejectionCode, StepErrorCode } from './codes';
+import { ReviewVerdict } from './review';
 
 /**
  * The run's event log. Every transition of a run is one of these, appended
@@ -62,6 +63,12 @@ const CheckedClaim = z.object({
   verdict: z.enum(['supported', 'unsupported', 'mis-cited']),
 });
 
+export const Strategy = z.enum(['plan-execute', 'react']);
+export type Strategy = z.infer<typeof Strategy>;
+
+export const CallLabel = z.enum(['planner', 'synthesizer', 'reviewer', 'actor']);
+export type CallLabel = z.infer<typeof CallLabel>;
+
 export const TerminalStatus = z.enum(['completed', 'failed', 'cancelled', 'interrupted']);
 export type TerminalStatus = z.infer<typeof TerminalStatus>;
 
@@ -75,13 +82,14 @@ export const RunEvent = z.discriminatedUnion('type', [
     baseline: z.boolean(),
     host: z.string().nullable(),
     workspace: z.string(),
+    strategy: Strategy.default('plan-execute'),
     limits: RunLimits,
   }),
   event('run_started', {}),
   event('llm_call_started', {
     /** `planner#1`: label and the call's number within the run, as in the second write-up's log. */
     call: z.string(),
-    label: z.enum(['planner', 'synthesizer']),
+    label: CallLabel,
     round: z.int().nullable(),
     model: z.string(),
     host: z.string().nullable(),
@@ -131,6 +139,13 @@ export const RunEvent = z.discriminatedUnion('type', [
     supported: z.int(),
     total: z.int(),
     groundingScore: z.number(),
+  }),
+  event('answer_reviewed', {
+    /** The reviewer call, or null when no claim had valid citations to review. */
+    call: z.string().nullable(),
+    reviews: z.array(z.object({ claim: z.int(), verdict: ReviewVerdict, reason: z.string() })),
+    /** Why the review could not be done; the answer and the Checker's verdicts stand regardless. */
+    error: ErrorInfo.nullable(),
   }),
   event('run_finished', { status: TerminalStatus, error: ErrorInfo.nullable() }),
 ]);

@@ -1,5 +1,5 @@
 import { attemptsOf, type LlmCallView, type RunStatus, type RunView } from './run-state';
-import type { Rejection } from './events';
+import type { Rejection, Strategy } from './events';
 import type { ErrorInfo } from './codes';
 import type { AnswerCheck } from './checker';
 
@@ -27,11 +27,13 @@ export interface RunResult {
   model: string;
   baseline: boolean;
   workspace: string;
+  strategy: Strategy;
   attempts: number;
   plans: { round: number; steps: { purpose: string; path: string }[]; rejections: Rejection[] }[];
   completed: Record<string, { sha256: string; bytes: number; round: number }>;
   answer: string | null;
   check: AnswerCheck | null;
+  review: RunView['review'];
   error: ErrorInfo | null;
   createdAt: string | null;
   finishedAt: string | null;
@@ -51,11 +53,13 @@ export function toResult(id: string, view: RunView): RunResult {
     model: view.model,
     baseline: view.baseline,
     workspace: view.workspace,
+    strategy: view.strategy,
     attempts: attemptsOf(view),
     plans: view.rounds.map((r) => ({ round: r.round, steps: r.proposed ?? [], rejections: r.rejections })),
     completed,
     answer: view.answer,
     check: view.check,
+    review: view.review,
     error: view.error,
     createdAt: view.createdAt === null ? null : new Date(view.createdAt).toISOString(),
     finishedAt: view.finishedAt === null ? null : new Date(view.finishedAt).toISOString(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Strategy } from './events';
 
 /** What a person (form, API, CLI) asks for when starting a run. */
 export const RunRequest = z.strictObject({
@@ -6,5 +7,6 @@ export const RunRequest = z.strictObject({
   model: z.string().trim().min(1).max(200).optional(),
   workspace: z.string().trim().min(1).max(4096).optional(),
   maxRounds: z.coerce.number().int().min(1).max(10).optional(),
+  strategy: Strategy.optional(),
 });
 export type RunRequest = z.infer<typeof RunRequest>;

@@ -1,6 +1,7 @@
 import type { ErrorInfo } from './codes';
 import type { AnswerCheck } from './checker';
-import type { ObservationMeta, ProposedStep, Rejection, ReplanReason, RunEvent, RunLimits } from './events';
+import type { CallLabel, ObservationMeta, ProposedStep, Rejection, ReplanReason, RunEvent, RunLimits, Strategy } from './events';
+import type { ClaimReview } from './review';
 
 /**
  * The one reducer: a run's state is a pure fold of its events. The server uses
@@ -47,7 +48,7 @@ export interface ObservationView extends ObservationMeta {
 
 export interface LlmCallView {
   call: string;
-  label: 'planner' | 'synthesizer';
+  label: CallLabel;
   round: number | null;
   model: string;
   host: string | null;
@@ -73,6 +74,7 @@ export interface RunView {
   baseline: boolean;
   host: string | null;
   workspace: string;
+  strategy: Strategy;
   limits: RunLimits | null;
   status: RunStatus;
   createdAt: number | null;
@@ -83,6 +85,8 @@ export interface RunView {
   llmCalls: LlmCallView[];
   answer: string | null;
   check: AnswerCheck | null;
+  /** The Reviewer's verdicts, kept apart from the Checker's. */
+  review: { call: string | null; reviews: ClaimReview[]; error: ErrorInfo | null } | null;
   error: ErrorInfo | null;
   /** Sequence number of the last event folded in; the stream resumes after it. */
   lastSeq: number;
@@ -94,6 +98,7 @@ export const emptyRun: RunView = {
   baseline: false,
   host: null,
   workspace: '',
+  strategy: 'plan-execute',
   limits: null,
   status: 'queued',
   createdAt: null,
@@ -104,6 +109,7 @@ export const emptyRun: RunView = {
   llmCalls: [],
   answer: null,
   check: null,
+  review: null,
   error: null,
   lastSeq: 0,
 };
@@ -129,6 +135,7 @@ function reduce(s: RunView, e: RunEvent): RunView {
         baseline: e.baseline,
         host: e.host,
         workspace: e.workspace,
+        strategy: e.strategy,
         limits: e.limits,
         status: 'queued',
         createdAt: e.at,
@@ -258,6 +265,8 @@ function reduce(s: RunView, e: RunEvent): RunView {
         ...s,
         check: { claims: e.claims, supported: e.supported, total: e.total, groundingScore: e.groundingScore },
       };
+    case 'answer_reviewed':
+      return { ...s, review: { call: e.call, reviews: e.reviews, error: e.error } };
     case 'run_finished':
       return { ...s, status: e.status, error: e.error, finishedAt: e.at };
   }

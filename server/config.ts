@@ -26,6 +26,7 @@ const Env = z.object({
   PLANSCOPE_STEP_CONCURRENCY: int(1, 32, 4),
   PLANSCOPE_MAX_CONCURRENT_RUNS: int(1, 64, 4),
   PLANSCOPE_MAX_TASK_CHARS: int(1, 100_000, 4000),
+  PLANSCOPE_REVIEW: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   PLANSCOPE_THINK: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   PLANSCOPE_NUM_PREDICT: int(1, 131_072, 1600),
   PLANSCOPE_NUM_CTX: int(512, 1_048_576, 8192),
@@ -53,6 +54,8 @@ export interface Config {
   maxListEntries: number;
   maxConcurrentRuns: number;
   maxTaskChars: number;
+  /** Whether the Reviewer pass follows the Checker. */
+  review: boolean;
   ollama: { think: boolean; numPredict: number; numCtx: number; temperature: number };
 }
 
@@ -95,6 +98,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxListEntries: e.PLANSCOPE_MAX_LIST_ENTRIES,
     maxConcurrentRuns: e.PLANSCOPE_MAX_CONCURRENT_RUNS,
     maxTaskChars: e.PLANSCOPE_MAX_TASK_CHARS,
+    review: e.PLANSCOPE_REVIEW,
     ollama: {
       think: e.PLANSCOPE_THINK,
       numPredict: e.PLANSCOPE_NUM_PREDICT,

@@ -1,12 +1,14 @@
 import { parseArgs } from 'node:util';
 import { ExitCode } from '../../lib/codes';
+import { Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
 import { ConfigError, loadConfig } from '../config';
 import { RequestError } from '../runs/request-error';
 import { createRuntime } from '../runtime';
 import { progressLine, summaryTable } from './progress';
 
-const USAGE = 'usage: npm run planscope -- run "<task>" [--workspace DIR] [--model NAME] [--max-rounds N] [--json]';
+const USAGE =
+  'usage: npm run planscope -- run "<task>" [--workspace DIR] [--model NAME] [--strategy plan-execute|react] [--max-rounds N] [--json]';
 
 function fail(reason: string): never {
   process.stderr.write(`planscope: ${reason}\n${USAGE}\n`);
@@ -21,6 +23,7 @@ function parseCli(argv: string[]) {
       options: {
         workspace: { type: 'string' },
         model: { type: 'string' },
+        strategy: { type: 'string' },
         'max-rounds': { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -43,6 +46,10 @@ async function main(): Promise<number> {
   if (extra.length > 0) fail(`unexpected argument "${extra[0]}" (quote the task)`);
   const maxRounds = values['max-rounds'];
   if (maxRounds !== undefined && !/^\d+$/.test(maxRounds)) fail('--max-rounds takes a whole number');
+  const strategy = values.strategy;
+  if (strategy !== undefined && !Strategy.options.includes(strategy as Strategy)) {
+    fail(`--strategy takes ${Strategy.options.join(' or ')}`);
+  }
 
   let runtime;
   try {
@@ -54,7 +61,7 @@ async function main(): Promise<number> {
   try {
     let id: string;
     try {
-      ({ id } = runtime.registry.start({ task, model: values.model, workspace: values.workspace, maxRounds }));
+      ({ id } = runtime.registry.start({ task, model: values.model, workspace: values.workspace, maxRounds, strategy }));
     } catch (error) {
       if (error instanceof RequestError) fail(error.message);
       throw error;

@@ -6,7 +6,7 @@ import type { RunView } from '../../lib/run-state';
 export function progressLine(e: RunEvent): string | null {
   switch (e.type) {
     case 'run_created':
-      return `run  ${e.task}\n     model ${e.model}${e.baseline ? ' (offline baseline, no LLM)' : ''} · workspace ${e.workspace}`;
+      return `run  ${e.task}\n     model ${e.model}${e.baseline ? ' (offline baseline, no LLM)' : ''} · ${e.strategy} · workspace ${e.workspace}`;
     case 'llm_call_started':
       return `…    ${e.call} ${e.model}${e.round ? ` (round ${e.round})` : ''}`;
     case 'llm_call_finished':
@@ -34,6 +34,11 @@ export function progressLine(e: RunEvent): string | null {
       return `\nanswer:\n${e.text}`;
     case 'answer_checked':
       return `check: ${e.supported}/${e.total} claims supported (grounding ${Math.round(e.groundingScore * 100)}%)`;
+    case 'answer_reviewed':
+      if (e.error) return `review: not done (${e.error.code}: ${e.error.message})`;
+      return e.reviews.length === 0
+        ? null
+        : ['review:', ...e.reviews.map((r) => `     claim ${r.claim}: ${r.verdict} — ${r.reason}`)].join('\n');
     case 'run_finished':
       return `\n${e.status}${e.error ? `: ${e.error.code}: ${e.error.message}` : ''}`;
     default:

@@ -1,4 +1,4 @@
-import type { RunLimits } from '../../lib/events';
+import type { RunLimits, Strategy } from '../../lib/events';
 import type { PlanLimits } from '../../lib/plan';
 import type { Model } from '../llm/types';
 import type { WorkspaceBridge } from '../mcp/types';
@@ -7,6 +7,9 @@ import type { RunRecorder } from '../runs/recorder';
 /** Everything one run's loop needs, passed down rather than looked up. */
 export interface RunContext {
   task: string;
+  strategy: Strategy;
+  /** Whether the Reviewer pass runs after the Checker. */
+  review: boolean;
   model: Model;
   bridge: WorkspaceBridge;
   limits: RunLimits;
@@ -27,4 +30,14 @@ export class RunStop extends Error {
     super(message);
     this.name = 'RunStop';
   }
+}
+
+/** Ends the run with `cancelled` or `timeout` once its signal has fired. */
+export function stopIfAborted(ctx: RunContext): void {
+  if (!ctx.signal.aborted) return;
+  const reason = ctx.abortReason();
+  throw new RunStop(
+    reason,
+    reason === 'cancelled' ? 'The run was cancelled.' : `The run hit its time limit of ${Math.round(ctx.limits.runTimeoutMs / 1000)} s.`,
+  );
 }

@@ -1,46 +1,52 @@
 import type { ReplanReason } from '../../lib/events';
 import { ModelCallError } from '../llm/types';
-import { RunStop, type RunContext } from './context';
+import type { WorkspaceFile } from '../mcp/types';
+import { RunStop, stopIfAborted, type RunContext } from './context';
 import { executeSteps, ToolBudget, type Completed } from './executor';
 import { planRound } from './planner';
 import type { RoundLesson } from './prompts';
+import { gatherByReact } from './react-loop';
+import { review } from './reviewer';
 import { synthesize } from './synthesizer';
 
 /**
- * The loop of one run: plan, validate, execute, re-plan within the round
- * bound, synthesize, check. Every way out ends in exactly one `run_finished`
- * event; hitting a bound is an explicit failure with its reason, never a hang.
+ * One run: gather observations (by plan-and-execute, or by the ReAct
+ * baseline), synthesize, check, review. Every way out ends in exactly one
+ * `run_finished` event; hitting a bound is an explicit failure with its
+ * reason, never a hang.
  */
-export async function runPlanExecute(ctx: RunContext): Promise<void> {
+export async function runAgent(ctx: RunContext): Promise<void> {
   ctx.recorder.emit({ type: 'run_started' });
   try {
-    await loop(ctx);
+    const budget = new ToolBudget(ctx.limits.toolBudget);
+    budget.spend();
+    const files = await ctx.bridge.listFiles().catch((error: Error) => {
+      throw new RunStop('bridge_unavailable', `The workspace bridge could not list files: ${error.message}`);
+    });
+    const completed =
+      ctx.strategy === 'react' ? await gatherByReact(ctx, files, budget) : await gatherByPlan(ctx, files, budget);
+    stopIfAborted(ctx);
+    const check = await synthesize(ctx, completed);
+    if (ctx.review) {
+      stopIfAborted(ctx);
+      await review(ctx, check.claims, completed);
+    }
     ctx.recorder.emit({ type: 'run_finished', status: 'completed', error: null });
   } catch (thrown) {
     finishWithError(ctx, thrown);
   }
 }
 
-async function loop(ctx: RunContext): Promise<void> {
-  const budget = new ToolBudget(ctx.limits.toolBudget);
-  budget.spend();
-  const files = await ctx.bridge.listFiles().catch((error: Error) => {
-    throw new RunStop('bridge_unavailable', `The workspace bridge could not list files: ${error.message}`);
-  });
+/** Plan, validate, execute; re-plan on rejection or failure within the round bound. */
+async function gatherByPlan(ctx: RunContext, files: WorkspaceFile[], budget: ToolBudget): Promise<Map<string, Completed>> {
   const completed = new Map<string, Completed>();
   const lessons: RoundLesson[] = [];
-
   for (let round = 1; round <= ctx.limits.maxRounds; round++) {
     stopIfAborted(ctx);
     const plan = await planRound(ctx, round, files, lessons, [...completed.keys()]);
-    let failures: ReplanReason[] = [];
     if (plan.accepted) {
-      failures = await executeSteps(ctx, round, plan.steps, completed, budget);
-      if (failures.length === 0) {
-        stopIfAborted(ctx);
-        await synthesize(ctx, completed);
-        return;
-      }
+      const failures: ReplanReason[] = await executeSteps(ctx, round, plan.steps, completed, budget);
+      if (failures.length === 0) return completed;
       lessons.push({ round, proposed: plan.steps, rejections: [], failures });
     } else {
       lessons.push({ round, proposed: plan.proposed, rejections: plan.rejections, failures: [] });
@@ -70,16 +76,6 @@ function roundsSummary(maxRounds: number, lessons: RoundLesson[]): string {
     return `round ${l.round}: ${codes.join(', ')}`;
   });
   return `No plan succeeded within ${maxRounds} planning round${maxRounds === 1 ? '' : 's'}. ${perRound.join('; ')}.`;
-}
-
-function stopIfAborted(ctx: RunContext): void {
-  if (!ctx.signal.aborted) return;
-  const reason = ctx.abortReason();
-  throw new RunStop(reason, reason === 'cancelled' ? 'The run was cancelled.' : runTimeoutMessage(ctx));
-}
-
-function runTimeoutMessage(ctx: RunContext): string {
-  return `The run hit its time limit of ${Math.round(ctx.limits.runTimeoutMs / 1000)} s.`;
 }
 
 function finishWithError(ctx: RunContext, thrown: unknown): void {

@@ -1,5 +1,5 @@
 import { answerJsonSchema, answerText, parseAnswer } from '../../lib/answer';
-import { checkAnswer } from '../../lib/checker';
+import { checkAnswer, type AnswerCheck } from '../../lib/checker';
 import { RunStop, type RunContext } from './context';
 import type { Completed } from './executor';
 import { callModel } from './llm-call';
@@ -9,7 +9,7 @@ import { synthesizerMessages } from './prompts';
  * The Synthesizer writes from evidence only; the Checker then judges every
  * citation against what was actually observed. Both verdicts are events.
  */
-export async function synthesize(ctx: RunContext, completed: Map<string, Completed>): Promise<void> {
+export async function synthesize(ctx: RunContext, completed: Map<string, Completed>): Promise<AnswerCheck> {
   const observations = [...completed.values()]
     .sort((a, b) => a.meta.path.localeCompare(b.meta.path))
     .map((c) => ({ path: c.meta.path, text: c.text }));
@@ -26,4 +26,5 @@ export async function synthesize(ctx: RunContext, completed: Map<string, Complet
   ctx.recorder.emit({ type: 'answer_ready', call, text: answerText(parsed.value) });
   const check = checkAnswer(parsed.value, new Map(observations.map((o) => [o.path, o.text])));
   ctx.recorder.emit({ type: 'answer_checked', ...check });
+  return check;
 }

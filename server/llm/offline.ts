@@ -2,7 +2,9 @@ import type { Answer, Claim } from '../../lib/answer';
 import { splitLines } from '../../lib/checker';
 import type { Plan } from '../../lib/plan';
 import { OFFLINE_MODEL } from '../config';
-import type { Model, ModelReply, ModelRequest, PlannerInput, SynthesizerInput } from './types';
+import type { ActorStep } from '../../lib/react';
+import { PLAN_MARKERS, type Review } from '../../lib/review';
+import type { ActorInput, Model, ModelReply, ModelRequest, PlannerInput, ReviewerInput, SynthesizerInput } from './types';
 
 /**
  * The offline baseline: a real, deterministic planner and answerer with no
@@ -17,7 +19,7 @@ export function createOfflineModel(): Model {
     baseline: true,
     host: null,
     async complete(request: ModelRequest): Promise<ModelReply> {
-      const value = request.input.kind === 'plan' ? offlinePlan(request.input) : offlineAnswer(request.input);
+      const value = offlineReply(request.input);
       const content = JSON.stringify(value);
       return {
         content,
@@ -30,6 +32,19 @@ export function createOfflineModel(): Model {
       };
     },
   };
+}
+
+function offlineReply(input: ModelRequest['input']): unknown {
+  switch (input.kind) {
+    case 'plan':
+      return offlinePlan(input);
+    case 'answer':
+      return offlineAnswer(input);
+    case 'act':
+      return offlineAct(input);
+    case 'review':
+      return offlineReview(input);
+  }
 }
 
 const STOPWORDS = new Set(
@@ -100,4 +115,27 @@ export function offlineAnswer(input: SynthesizerInput): Answer {
     };
   });
   return { claims };
+}
+
+/** The ReAct baseline, offline: read the best-ranked files one turn at a time, then finish. */
+export function offlineAct(input: ActorInput): ActorStep {
+  const ranked = offlinePlan({ kind: 'plan', task: input.task, files: input.files, maxSteps: input.maxReads, completedPaths: [], avoidPaths: [] });
+  const next = ranked.steps.find((s) => !input.readPaths.includes(s.path));
+  if (!next || input.readPaths.length >= input.maxReads) {
+    return { thought: 'The best-ranked files have been read.', action: 'finish', path: '' };
+  }
+  return { thought: next.purpose, action: 'read_file', path: next.path };
+}
+
+/** The Reviewer, offline: a claim resting on lines that announce rather than do is flagged. */
+export function offlineReview(input: ReviewerInput): Review {
+  return {
+    reviews: input.claims.map((c) => {
+      const announcing = c.cited.some((cited) => cited.lines.some((line) => PLAN_MARKERS.test(line)));
+      const saysPlanned = PLAN_MARKERS.test(c.text);
+      return announcing && !saysPlanned
+        ? { claim: c.claim, verdict: 'plan_as_fact', reason: 'The cited lines announce a plan (TODO or similar), not behaviour.' }
+        : { claim: c.claim, verdict: 'supported', reason: 'The claim quotes the cited lines.' };
+    }),
+  };
 }

@@ -1,4 +1,5 @@
 import type { ModelErrorCode } from '../../lib/codes';
+import type { CallLabel } from '../../lib/events';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -8,12 +9,12 @@ export interface ChatMessage {
 /** What the engine asks of a model: one structured chat completion. */
 export interface ModelRequest {
   /** Role in the loop, used for the call's label (`planner#1`). */
-  label: 'planner' | 'synthesizer';
+  label: CallLabel;
   messages: ChatMessage[];
   /** JSON Schema generated from a zod schema, passed as Ollama `format`. */
   format: Record<string, unknown>;
   /** Structured input the offline baseline works from (it reads no prompt text). */
-  input: PlannerInput | SynthesizerInput;
+  input: PlannerInput | SynthesizerInput | ActorInput | ReviewerInput;
   signal: AbortSignal;
   /** Per-call timeout; hitting it is a `timeout` failure. */
   timeoutMs: number;
@@ -33,6 +34,21 @@ export interface SynthesizerInput {
   kind: 'answer';
   task: string;
   observations: { path: string; text: string }[];
+}
+
+/** One ReAct step: what has been read so far, to choose the next read or finish. */
+export interface ActorInput {
+  kind: 'act';
+  task: string;
+  files: { path: string; bytes: number }[];
+  readPaths: string[];
+  maxReads: number;
+}
+
+/** Claims with only the lines they cite, for the Reviewer. */
+export interface ReviewerInput {
+  kind: 'review';
+  claims: { claim: number; text: string; cited: { path: string; startLine: number; lines: string[] }[] }[];
 }
 
 /** What came back, whether or not it parses: the raw text is always kept. */

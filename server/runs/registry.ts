@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunEvent, RunLimits } from '../../lib/events';
+import type { RunEvent, RunLimits, Strategy } from '../../lib/events';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { RunRequest } from '../../lib/run-request';
 import { emptyRun, foldRun, isTerminal, type RunView } from '../../lib/run-state';
 import type { Config } from '../config';
-import { runPlanExecute } from '../engine/run-loop';
+import { runAgent } from '../engine/run-loop';
 import { resolveModel } from '../llm/resolve';
 import type { RunStore } from '../store/run-store';
 import type { BridgePool } from './bridge-pool';
@@ -45,6 +45,7 @@ export class RunRegistry {
     const workspace = resolveWorkspace(request.workspace ?? this.config.workspace);
     const model = resolveModel(request.model ?? this.config.model, this.config);
     const limits: RunLimits = { ...this.config.limits, maxRounds: request.maxRounds ?? this.config.limits.maxRounds };
+    const strategy = request.strategy ?? 'plan-execute';
     const id = newRunId();
     this.store.createRun({
       id,
@@ -63,6 +64,7 @@ export class RunRegistry {
       baseline: model.baseline,
       host: model.host,
       workspace,
+      strategy,
       limits,
     });
 
@@ -74,7 +76,7 @@ export class RunRegistry {
       done,
       settle,
       start: () => {
-        void this.execute(id, live, recorder, model, workspace, limits);
+        void this.execute(id, live, recorder, model, workspace, limits, strategy);
       },
     };
     this.live.set(id, live);
@@ -172,6 +174,7 @@ export class RunRegistry {
     model: ReturnType<typeof resolveModel>,
     workspace: string,
     limits: RunLimits,
+    strategy: Strategy,
   ): Promise<void> {
     const timer = setTimeout(() => {
       live.stopReason ??= 'timeout';
@@ -188,8 +191,10 @@ export class RunRegistry {
         return null;
       });
       if (bridge) {
-        await runPlanExecute({
+        await runAgent({
           task: recorder.view.task,
+          strategy,
+          review: this.config.review,
           model,
           bridge,
           limits,

@@ -39,8 +39,8 @@ describe('the plan-and-execute loop through a fake Ollama server', () => {
     expect(result.completed['src/config.ts']!.round).toBe(1);
     expect(result.answer).toContain('OLLAMA_HOST');
     expect(result.check?.groundingScore).toBe(1);
-    expect(result.llm.calls).toBe(2);
-    expect(view.llmCalls.map((c) => c.call)).toEqual(['planner#1', 'synthesizer#2']);
+    expect(result.llm.calls).toBe(3);
+    expect(view.llmCalls.map((c) => c.call)).toEqual(['planner#1', 'synthesizer#2', 'reviewer#3']);
 
     const [planner, synthesizer] = chatBodies(h);
     expect(planner!.format).toEqual(planJsonSchema());

@@ -40,6 +40,8 @@ export type FakeScript = {
   models?: string[];
   planner?: FakeReply[];
   synthesizer?: FakeReply[];
+  reviewer?: FakeReply[];
+  actor?: FakeReply[];
 };
 
 export interface RecordedRequest {
@@ -64,7 +66,17 @@ const DEFAULT_CHUNKS = 3;
 const FAKE_VERSION = '0.12.10';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-type ChatRole = 'planner' | 'synthesizer';
+/**
+ * Each role's schema has a property no other role's has; that is how a
+ * request is told apart (in this order; anything else is the synthesizer's).
+ */
+const ROLE_BY_PROPERTY = [
+  ['steps', 'planner'],
+  ['reviews', 'reviewer'],
+  ['action', 'actor'],
+] as const;
+const CHAT_ROLES = ['planner', 'synthesizer', 'reviewer', 'actor'] as const;
+type ChatRole = (typeof CHAT_ROLES)[number];
 
 export async function startFakeOllama(script: FakeScript = {}, opts: { port?: number } = {}): Promise<FakeOllama> {
   const state = new FakeState(script);
@@ -109,13 +121,14 @@ export async function startFakeOllama(script: FakeScript = {}, opts: { port?: nu
 export function parseFakeScript(value: unknown): FakeScript {
   if (!isRecord(value)) throw new Error('fake Ollama script must be a JSON object');
   for (const key of Object.keys(value)) {
-    if (!['models', 'planner', 'synthesizer'].includes(key)) throw new Error(`unknown script key "${key}"`);
+    if (key !== 'models' && !(CHAT_ROLES as readonly string[]).includes(key)) throw new Error(`unknown script key "${key}"`);
   }
-  const { models, planner, synthesizer } = value;
+  const { models } = value;
   if (models !== undefined && !(Array.isArray(models) && models.every((m) => typeof m === 'string'))) {
     throw new Error('"models" must be an array of strings');
   }
-  for (const [role, replies] of [['planner', planner], ['synthesizer', synthesizer]] as const) {
+  for (const role of CHAT_ROLES) {
+    const replies = value[role];
     if (replies !== undefined && !(Array.isArray(replies) && replies.every(isRecord))) {
       throw new Error(`"${role}" must be an array of reply objects`);
     }
@@ -128,7 +141,7 @@ export function parseFakeScript(value: unknown): FakeScript {
 
 class FakeState {
   private models = new Set<string>();
-  private queues: Record<ChatRole, FakeReply[]> = { planner: [], synthesizer: [] };
+  private queues = emptyQueues();
   /** What /api/ps reports: models a chat has touched, with the context they were loaded with. */
   readonly loaded = new Map<string, { numCtx: number }>();
 
@@ -139,7 +152,8 @@ class FakeState {
   load(script: FakeScript): void {
     this.models = new Set((script.models ?? DEFAULT_MODELS).map(withTag));
     // Copies: taking replies must not eat the caller's script.
-    this.queues = { planner: [...(script.planner ?? [])], synthesizer: [...(script.synthesizer ?? [])] };
+    this.queues = emptyQueues();
+    for (const role of CHAT_ROLES) this.queues[role] = [...(script[role] ?? [])];
   }
 
   installed(): string[] {
@@ -277,10 +291,14 @@ async function chat(body: unknown, res: ServerResponse, state: FakeState) {
   return request.stream ? streamReply(reply, request, res, gone) : singleReply(reply, request, res);
 }
 
-/** The planner's schema is the one with a `steps` property. */
 function roleOf(format: unknown): ChatRole {
   const properties = isRecord(format) ? format['properties'] : undefined;
-  return isRecord(properties) && 'steps' in properties ? 'planner' : 'synthesizer';
+  if (!isRecord(properties)) return 'synthesizer';
+  return ROLE_BY_PROPERTY.find(([property]) => property in properties)?.[1] ?? 'synthesizer';
+}
+
+function emptyQueues(): Record<ChatRole, FakeReply[]> {
+  return { planner: [], synthesizer: [], reviewer: [], actor: [] };
 }
 
 async function streamReply(reply: FakeReply, request: ChatBody, res: ServerResponse, gone: AbortSignal) {

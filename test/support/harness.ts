@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { RunEvent } from '../../lib/events';
+import type { RunEvent, Strategy } from '../../lib/events';
 import { toResult, type RunResult } from '../../lib/result';
 import type { RunView } from '../../lib/run-state';
 import { loadConfig } from '../../server/config';
@@ -18,8 +18,15 @@ export interface Harness {
   fake: FakeOllama;
   workspace: string;
   dataDir: string;
-  run(task: string, options?: { model?: string; maxRounds?: number; onEvent?: (e: RunEvent) => void }): Promise<RunOutcome>;
+  run(task: string, options?: RunOptions): Promise<RunOutcome>;
   close(): Promise<void>;
+}
+
+export interface RunOptions {
+  model?: string;
+  maxRounds?: number;
+  strategy?: Strategy;
+  onEvent?: (e: RunEvent) => void;
 }
 
 export interface RunOutcome {
@@ -61,7 +68,7 @@ export async function startHarness(script: FakeScript = {}, env: Record<string, 
     workspace,
     dataDir,
     async run(task, options = {}) {
-      const { id } = runtime.registry.start({ task, model: options.model, maxRounds: options.maxRounds });
+      const { id } = runtime.registry.start({ task, model: options.model, maxRounds: options.maxRounds, strategy: options.strategy });
       const unsubscribe = options.onEvent ? runtime.bus.subscribe(id, options.onEvent) : () => {};
       const view = await runtime.registry.waitFor(id);
       unsubscribe();

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { parseStructured } from './structured';
+
+/**
+ * The Reviewer's verdicts: a model reads each claim with only the lines it
+ * cites and says whether those lines support it, and in particular whether
+ * the claim presents a comment, TODO or plan as behaviour that exists. Shown
+ * beside the Checker's verdicts, never merged into them.
+ */
+export const ReviewVerdict = z.enum(['supported', 'not_supported', 'plan_as_fact']);
+export type ReviewVerdict = z.infer<typeof ReviewVerdict>;
+
+export const ClaimReview = z.strictObject({
+  claim: z.int().min(1),
+  verdict: ReviewVerdict,
+  reason: z.string().max(500),
+});
+export type ClaimReview = z.infer<typeof ClaimReview>;
+
+export const Review = z.strictObject({ reviews: z.array(ClaimReview).max(12) });
+export type Review = z.infer<typeof Review>;
+
+export function reviewJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(Review) as Record<string, unknown>;
+}
+
+export function parseReview(raw: string, doneReason: string | null) {
+  return parseStructured(Review, raw, doneReason, 'a review');
+}
+
+/** Words that mark a line as announcing something rather than doing it. */
+export const PLAN_MARKERS = /\b(TODO|FIXME|XXX|not (yet )?implemented|planned|will (be|support)|in the future|someday)\b/i;
