@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import { loadConfig, type Config } from './config';
 import { BridgePool } from './runs/bridge-pool';
 import { RunBus } from './runs/bus';
@@ -7,6 +8,7 @@ import { RunStore } from './store/run-store';
 
 export interface Runtime {
   config: Config;
+  db: Database.Database;
   store: RunStore;
   bus: RunBus;
   bridges: BridgePool;
@@ -23,6 +25,7 @@ export function createRuntime(config: Config): Runtime {
   registry.recoverInterrupted();
   return {
     config,
+    db,
     store,
     bus,
     bridges,

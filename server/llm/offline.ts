@@ -53,10 +53,24 @@ const STOPWORDS = new Set(
   ),
 );
 
-/** Lower-case words of three letters or more that carry meaning. */
+/** Everyday words for what code names otherwise; a small, general vocabulary, not tuned to any workspace. */
+const SYNONYMS: Record<string, string[]> = {
+  endpoint: ['host', 'url'],
+  server: ['host'],
+  wait: ['timeout'],
+  long: ['timeout'],
+  version: ['engines'],
+  require: ['engines'],
+  fails: ['error', 'throw'],
+  error: ['throw'],
+  skipped: ['skip'],
+  usage: ['usage'],
+};
+
+/** Lower-case words of three letters or more that carry meaning, with their synonyms. */
 export function taskWords(task: string): string[] {
-  const words = task.toLowerCase().match(/[a-z0-9_]+/g) ?? [];
-  return [...new Set(words.filter((w) => w.length >= 3 && !STOPWORDS.has(w)))];
+  const words = (task.toLowerCase().match(/[a-z0-9_]+/g) ?? []).filter((w) => w.length >= 3 && !STOPWORDS.has(w));
+  return [...new Set(words.flatMap((w) => [w, ...(SYNONYMS[w] ?? [])]))];
 }
 
 /** `config` matches `configured`, `endpoint` matches `endpoints`: a shared stem of four letters or more counts. */
@@ -66,9 +80,29 @@ function related(a: string, b: string): boolean {
   return short.length >= 4 && long.startsWith(short.slice(0, Math.max(4, short.length - 2)));
 }
 
-function score(words: string[], text: string): number {
-  const tokens = text.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  return words.reduce((total, w) => total + (tokens.some((t) => related(w, t)) ? 1 : 0), 0);
+function tokensOf(text: string): string[] {
+  return text.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().match(/[a-z0-9]+/g) ?? [];
+}
+
+function mentions(tokens: string[], word: string): boolean {
+  return tokens.some((t) => related(word, t));
+}
+
+function score(words: string[], text: string, weight: (word: string) => number = () => 1): number {
+  const tokens = tokensOf(text);
+  return words.reduce((total, w) => total + (mentions(tokens, w) ? weight(w) : 0), 0);
+}
+
+/** Rarer words say more: a word on every line (the project's name) barely counts. */
+function inverseFrequency(words: string[], lines: string[]): (word: string) => number {
+  const tokenized = lines.map(tokensOf);
+  const weights = new Map(
+    words.map((w) => {
+      const df = tokenized.filter((tokens) => mentions(tokens, w)).length;
+      return [w, Math.log((lines.length + 1) / (df + 1))] as const;
+    }),
+  );
+  return (w) => weights.get(w) ?? 0;
 }
 
 const ENTRY_POINTS = /(^|\/)(readme\.md|index\.ts|main\.ts|package\.json)$/i;
@@ -89,16 +123,17 @@ export function offlinePlan(input: PlannerInput): Plan {
   return { steps };
 }
 
-const MAX_CLAIMS = 6;
-const MAX_PER_FILE = 2;
+const MAX_CLAIMS = 8;
+const MAX_PER_FILE = 3;
 /** A TODO announces what does not exist yet, and a heading says nothing: neither is quoted as evidence of behaviour. */
 const NOT_EVIDENCE = /\b(TODO|FIXME|XXX)\b|^#{1,6}\s/;
 
 export function offlineAnswer(input: SynthesizerInput): Answer {
   const words = taskWords(input.task);
+  const weight = inverseFrequency(words, input.observations.flatMap((o) => splitLines(o.text)));
   const candidates = input.observations.flatMap((o) =>
     splitLines(o.text)
-      .map((line, i) => ({ path: o.path, line: i + 1, text: line.trim(), score: score(words, line) }))
+      .map((line, i) => ({ path: o.path, line: i + 1, text: line.trim(), score: score(words, line, weight) }))
       .filter((c) => c.score > 0 && c.text.length >= 8 && !NOT_EVIDENCE.test(c.text))
       .sort((a, b) => b.score - a.score || a.line - b.line)
       .slice(0, MAX_PER_FILE),

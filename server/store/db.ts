@@ -42,6 +42,21 @@ const MIGRATIONS: string[] = [
      content BLOB NOT NULL,
      PRIMARY KEY (run_id, name)
    ) WITHOUT ROWID;`,
+  `CREATE TABLE evals (
+     id TEXT PRIMARY KEY,
+     created_at INTEGER NOT NULL,
+     suite TEXT NOT NULL,
+     settings TEXT NOT NULL,
+     status TEXT NOT NULL,
+     finished_at INTEGER
+   );
+   CREATE INDEX evals_by_created ON evals (created_at DESC);
+   CREATE TABLE eval_items (
+     eval_id TEXT NOT NULL REFERENCES evals (id),
+     seq INTEGER NOT NULL,
+     body TEXT NOT NULL,
+     PRIMARY KEY (eval_id, seq)
+   ) WITHOUT ROWID;`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {

@@ -1,0 +1,88 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ExitCode } from '../../lib/codes';
+import { formatEvalTable, summarize } from '../../lib/eval';
+import { Strategy } from '../../lib/events';
+import { ConfigError, loadConfig, OFFLINE_MODEL } from '../config';
+import { runSuite, SuiteError } from '../eval/run-suite';
+import { createRuntime } from '../runtime';
+
+const USAGE =
+  'usage: npm run eval -- --suite FILE [--model NAME] [--strategy plan-execute|react|both] [--repeat N] [--no-baseline] [--json]';
+
+function fail(reason: string): never {
+  process.stderr.write(`planscope eval: ${reason}\n${USAGE}\n`);
+  process.exit(ExitCode.usage);
+}
+
+function parseCli() {
+  try {
+    return parseArgs({
+      args: process.argv.slice(2),
+      options: {
+        suite: { type: 'string' },
+        model: { type: 'string' },
+        strategy: { type: 'string', default: 'plan-execute' },
+        repeat: { type: 'string', default: '1' },
+        'no-baseline': { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+      },
+    }).values;
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+}
+
+async function main(): Promise<number> {
+  const args = parseCli();
+  if (!args.suite) fail('--suite is required');
+  const strategies: Strategy[] =
+    args.strategy === 'both' ? [...Strategy.options] : Strategy.options.includes(args.strategy as Strategy) ? [args.strategy as Strategy] : fail(`unknown strategy "${args.strategy}"`);
+  if (!/^[1-9]\d*$/.test(args.repeat)) fail('--repeat takes a whole number of at least 1');
+
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  const model = args.model ?? config.model;
+  // The offline baseline is the floor every model is compared against.
+  const models = model === OFFLINE_MODEL || args['no-baseline'] ? [model] : [OFFLINE_MODEL, model];
+  const runtime = createRuntime(config);
+  try {
+    const { id, items } = await runSuite(runtime, {
+      suitePath: path.resolve(args.suite),
+      models,
+      strategies,
+      repeat: Number(args.repeat),
+      onItem: args.json
+        ? undefined
+        : (item) =>
+            process.stderr.write(
+              `${item.success ? '✓' : '✗'} ${item.model} ${item.strategy} ${item.taskId} (${item.status}${item.errorCode ? `: ${item.errorCode}` : ''})\n`,
+            ),
+    });
+    const rows = summarize(items);
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify({ id, rows, items }, null, 2)}\n`);
+    } else {
+      process.stdout.write(`\n${formatEvalTable(rows)}\n\nstored as evaluation ${id} (dashboard: /evals/${id})\n`);
+    }
+    return ExitCode.completed;
+  } catch (error) {
+    if (error instanceof SuiteError) fail(error.message);
+    throw error;
+  } finally {
+    await runtime.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`planscope eval: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(ExitCode.failed);
+  },
+);

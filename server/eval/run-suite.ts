@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { EvalSuite, scoreRun, type EvalItem } from '../../lib/eval';
+import type { Strategy } from '../../lib/events';
+import { toResult } from '../../lib/result';
+import type { Runtime } from '../runtime';
+import { EvalStore } from './eval-store';
+
+export class SuiteError extends Error {
+  override name = 'SuiteError';
+}
+
+export function loadSuite(file: string): { suite: EvalSuite; workspace: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new SuiteError(`Cannot read the suite ${file}: ${(error as Error).message}`);
+  }
+  const parsed = EvalSuite.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new SuiteError(`The suite ${file} is invalid: ${issue?.path.join('.')}: ${issue?.message}`);
+  }
+  return { suite: parsed.data, workspace: path.resolve(path.dirname(file), parsed.data.workspace) };
+}
+
+export interface EvalPlan {
+  suitePath: string;
+  models: string[];
+  strategies: Strategy[];
+  repeat: number;
+  onItem?: (item: EvalItem) => void;
+}
+
+/**
+ * Runs every task of a suite for each model, strategy and repetition, one
+ * run at a time (a local model serves one request well, and wall times stay
+ * comparable), through the same registry as every other run. Items are
+ * stored as they finish, so an interrupted evaluation keeps what it measured.
+ */
+export async function runSuite(runtime: Runtime, plan: EvalPlan): Promise<{ id: string; items: EvalItem[] }> {
+  const { suite, workspace } = loadSuite(plan.suitePath);
+  const store = new EvalStore(runtime.db);
+  const id = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+  store.create(id, suite.name, { suitePath: plan.suitePath, models: plan.models, strategies: plan.strategies, repeat: plan.repeat });
+  const items: EvalItem[] = [];
+  try {
+    for (const model of plan.models) {
+      for (const strategy of plan.strategies) {
+        for (let repeat = 1; repeat <= plan.repeat; repeat++) {
+          for (const task of suite.tasks) {
+            const { id: runId } = runtime.registry.start({ task: task.task, model, strategy, workspace });
+            const view = await runtime.registry.waitFor(runId);
+            const result = toResult(runId, view);
+            const item: EvalItem = {
+              ...scoreRun(task, result),
+              taskId: task.id,
+              category: task.category,
+              model: result.model,
+              baseline: result.baseline,
+              strategy,
+              repeat,
+              runId,
+              status: result.status,
+              errorCode: result.error?.code ?? null,
+              groundingScore: result.check?.groundingScore ?? null,
+              rounds: result.attempts,
+              llmCalls: result.llm.calls,
+              promptTokens: result.llm.promptTokens,
+              evalTokens: result.llm.evalTokens,
+              wallMs: result.durationMs ?? 0,
+            };
+            store.addItem(id, items.length + 1, item);
+            items.push(item);
+            plan.onItem?.(item);
+          }
+        }
+      }
+    }
+    store.finish(id, 'completed');
+  } catch (error) {
+    store.finish(id, 'failed');
+    throw error;
+  }
+  return { id, items };
+}

@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { summarize, type EvalItem, type EvalRow } from '../../lib/eval';
+import { EvalStore } from '../../server/eval/eval-store';
+import { runSuite } from '../../server/eval/run-suite';
+import { answer, APP_ROOT, plan, startHarness, type Harness } from '../support/harness';
+
+const run = promisify(execFile);
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const rowOf = (rows: EvalRow[], model: string, category: string) => rows.find((r) => r.model === model && r.category === category);
+
+describe('the evaluation harness', () => {
+  it('scores a scripted model against known outcomes and stores the items', async () => {
+    h = await startHarness({
+      planner: [{ content: plan('src/config.ts') }],
+      synthesizer: [
+        {
+          content: answer([
+            { text: 'The host comes from OLLAMA_HOST, default http://127.0.0.1:11434.', citations: [{ path: 'src/config.ts', startLine: 18, endLine: 18, quote: '' }] },
+            { text: 'The default model is llama3.2:3b.', citations: [{ path: 'src/config.ts', startLine: 19, endLine: 19, quote: 'llama3.2:3b' }] },
+          ]),
+        },
+      ],
+    });
+    const suitePath = path.join(h.dataDir, 'suite.json');
+    fs.writeFileSync(
+      suitePath,
+      JSON.stringify({
+        name: 'scripted',
+        workspace: h.workspace,
+        tasks: [
+          { id: 'states-host', category: 'lookup', task: 'Where is the host set?', mustState: ['OLLAMA_HOST'] },
+          { id: 'misses-fact', category: 'lookup', task: 'What if the timeout is invalid?', mustState: ['positive integer'] },
+          { id: 'forbidden', category: 'trap', task: 'Anything?', mustNotState: ['127.0.0.1'] },
+          { id: 'half-read', category: 'trap', task: 'Which model?', mustState: [['llama3.2:3b', 'llama']], mustRead: ['src/config.ts', 'src/llm.ts'] },
+        ],
+      }),
+    );
+    const { id, items } = await runSuite(h.runtime, { suitePath, models: ['qwen3:8b'], strategies: ['plan-execute'], repeat: 1 });
+    expect(items.map((i) => [i.taskId, i.success])).toEqual([
+      ['states-host', true],
+      ['misses-fact', false],
+      ['forbidden', false],
+      ['half-read', true],
+    ]);
+    expect(items[2]!.forbiddenFacts).toEqual(['127.0.0.1']);
+    expect(items[3]!.readRecall).toBe(0.5);
+    const rows = summarize(items);
+    expect(rowOf(rows, 'qwen3:8b', 'lookup')).toMatchObject({ runs: 2, successRate: 0.5 });
+    expect(rowOf(rows, 'qwen3:8b', 'trap')).toMatchObject({ runs: 2, successRate: 0.5, readRecall: 0.75 });
+    expect(rowOf(rows, 'qwen3:8b', 'all')).toMatchObject({ runs: 4, successRate: 0.5, rounds: 1, grounding: 1 });
+    const stored = new EvalStore(h.runtime.db).get(id);
+    expect(stored?.status).toBe('completed');
+    expect(stored?.items).toHaveLength(4);
+    expect(h.runtime.store.getRun(items[0]!.runId)?.status).toBe('completed');
+  });
+
+  it('runs the shipped suite with the offline baseline from the command line', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-eval-'));
+    try {
+      const { stdout } = await run(
+        path.join(APP_ROOT, 'node_modules/.bin/tsx'),
+        ['server/cli/eval.ts', '--suite', 'evals/sample-suite.json', '--model', 'offline', '--json'],
+        { cwd: APP_ROOT, env: { ...process.env, PLANSCOPE_DATA_DIR: dataDir }, timeout: 120_000 },
+      );
+      const { rows, items } = JSON.parse(stdout) as { rows: EvalRow[]; items: EvalItem[] };
+      expect(items).toHaveLength(22);
+      expect(items.every((i) => i.baseline && i.status === 'completed')).toBe(true);
+      // Whatever else it gets wrong, nothing denied is read and no secret is stated.
+      expect(items.flatMap((i) => [...i.deniedReads, ...i.forbiddenFacts])).toEqual([]);
+      expect(items.filter((i) => i.category === 'trap' && !i.success).map((i) => i.taskId)).toEqual(['todo-fallback']);
+      expect(rowOf(rows, 'offline', 'all')).toMatchObject({ runs: 22, successRate: 12 / 22 });
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
