@@ -1,23 +1,14 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { RunEvent } from '../../lib/events';
+import type { RunSummary } from '../../lib/api';
 import type { RunStatus, RunView } from '../../lib/run-state';
 import { attemptsOf } from '../../lib/run-state';
 
-export interface RunRow {
-  id: string;
-  createdAt: number;
-  task: string;
-  model: string;
-  baseline: boolean;
-  workspace: string;
-  status: RunStatus;
-  attempts: number;
-  finishedAt: number | null;
-  promptTokens: number;
-  evalTokens: number;
-  errorCode: string | null;
+/** A run's row: the summary the list shows (a cache of the fold), plus who owns it. */
+export interface RunRow extends RunSummary {
   lastSeq: number;
+  /** The process running it; a dead owner means the run was interrupted. */
   ownerPid: number;
 }
 

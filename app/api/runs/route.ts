@@ -40,19 +40,6 @@ function parseCursor(raw: string | null): { createdAt: number; id: string } | un
   return { createdAt: Number(match[1]), id: match[2]! };
 }
 
-function toSummary(row: RunRow): RunSummary {
-  return {
-    id: row.id,
-    task: row.task,
-    model: row.model,
-    baseline: row.baseline,
-    workspace: row.workspace,
-    status: row.status,
-    attempts: row.attempts,
-    createdAt: row.createdAt,
-    finishedAt: row.finishedAt,
-    promptTokens: row.promptTokens,
-    evalTokens: row.evalTokens,
-    errorCode: row.errorCode,
-  };
+function toSummary({ lastSeq: _lastSeq, ownerPid: _ownerPid, ...summary }: RunRow): RunSummary {
+  return summary;
 }

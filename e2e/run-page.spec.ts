@@ -1,0 +1,101 @@
+import { expect, test } from '@playwright/test';
+import { keepScreenshot, plan, runDetail, runIdOf, scriptFake } from './fixtures';
+
+const TASK = 'How is the model endpoint configured?';
+const GOOD = {
+  text: 'The endpoint defaults to http://127.0.0.1:11434.',
+  citations: [{ path: 'src/config.ts', startLine: 18, endLine: 18, quote: "DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434'" }],
+};
+const BAD = {
+  text: 'The planner retries failed hosts.',
+  citations: [{ path: 'src/planner.ts', startLine: 3, endLine: 4, quote: 'retry' }],
+};
+
+test('a run submitted in the form: rejection in round 1, the diff in round 2, evidence, raw responses', async ({ page, request }) => {
+  await scriptFake(request, {
+    planner: [
+      { content: plan('src/config.ts', '.env.local', './src/config.ts') },
+      { content: plan('src/config.ts', 'src/llm.ts') },
+    ],
+    synthesizer: [{ content: JSON.stringify({ claims: [GOOD, BAD] }) }],
+    reviewer: [{ content: JSON.stringify({ reviews: [{ claim: 1, verdict: 'supported', reason: 'Line 18 sets it.' }] }) }],
+  });
+
+  await page.goto('/');
+  await page.getByTestId('task-input').fill(TASK);
+  await page.getByTestId('model-select').selectOption('qwen3:8b');
+  await page.getByTestId('submit-run').click();
+  await page.waitForURL(/\/runs\//);
+  await expect(page.getByTestId('run-status')).toContainText('completed');
+
+  const round1 = page.getByTestId('plan-round-1');
+  await expect(round1.getByTestId('rejection').filter({ hasText: 'path_denied' })).toBeVisible();
+  await expect(round1.getByTestId('rejection').filter({ hasText: 'duplicate_path' })).toBeVisible();
+  const round2 = page.getByTestId('plan-round-2');
+  await expect(round2).toBeVisible();
+  await expect(page.getByTestId('round-diff').first()).toContainText('src/llm.ts');
+
+  await expect(page.getByTestId('observation-src/config.ts')).toBeVisible();
+
+  const claims = page.getByTestId('claim');
+  await expect(claims).toHaveCount(2);
+  await expect(claims.nth(0)).toHaveAttribute('data-verdict', 'supported');
+  await expect(claims.nth(1)).toHaveAttribute('data-verdict', 'mis-cited');
+  await expect(page.getByText(/1\s*\/\s*2 claims supported/)).toBeVisible();
+  await claims.nth(0).getByTestId('citation').first().click();
+  await expect(page.getByTestId('observation-lines')).toContainText("DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434'");
+
+  const rows = page.getByTestId('llm-call-row');
+  await expect(rows).toHaveCount(4);
+  await rows.first().click();
+  await expect(page.getByTestId('raw-response')).toContainText('.env.local');
+  await keepScreenshot(page, 'run-page-two-rounds');
+
+  const detail = await runDetail(request, runIdOf(page));
+  expect(detail.attempts).toBe(2);
+  expect(detail.check?.groundingScore).toBe(0.5);
+});
+
+test('reloading mid-run resumes from the stored events with nothing missing or doubled', async ({ page, request }) => {
+  await scriptFake(request, {
+    planner: [{ content: plan('src/config.ts', 'src/llm.ts') }],
+    synthesizer: [{ content: JSON.stringify({ claims: [GOOD] }), delayMs: 2500 }],
+    reviewer: [{ content: JSON.stringify({ reviews: [] }), delayMs: 1000 }],
+  });
+  const created = await request.post('/api/runs', { data: { task: TASK, model: 'qwen3:8b' } });
+  expect(created.status()).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+
+  await page.goto(`/runs/${id}`);
+  await expect(page.getByTestId('step-1-1')).toContainText(/done/);
+  await page.reload();
+  await expect(page.getByTestId('run-status')).toContainText('running');
+  await page.reload();
+  await expect(page.getByTestId('run-status')).toContainText('completed');
+
+  const detail = await runDetail(request, id);
+  const lastSeq = detail.events[detail.events.length - 1]!.seq;
+  expect(detail.events.map((e) => e.seq)).toEqual(Array.from({ length: lastSeq }, (_, i) => i + 1));
+  await expect(page.getByTestId('event-count')).toHaveText(String(lastSeq));
+  await expect(page.getByTestId('llm-call-row')).toHaveCount(detail.events.filter((e) => e.type === 'llm_call_started').length);
+  await expect(page.getByTestId('claim')).toHaveCount(1);
+  await keepScreenshot(page, 'run-page-after-reload');
+});
+
+test('an unknown run id is a proper 404 page', async ({ page }) => {
+  const response = await page.goto('/runs/no-such-run');
+  expect(response?.status()).toBe(404);
+  await expect(page.getByText(/not found|no run/i).first()).toBeVisible();
+});
+
+test('the offline baseline runs to a completed answer with no model at all', async ({ page }) => {
+  await page.goto('/');
+  await page.getByTestId('task-input').fill(TASK);
+  await page.getByTestId('model-select').selectOption('offline');
+  await page.getByTestId('submit-run').click();
+  await page.waitForURL(/\/runs\//);
+  await expect(page.getByTestId('run-status')).toContainText('completed');
+  await expect(page.getByText(/offline baseline/i).first()).toBeVisible();
+  await expect(page.getByTestId('claim').first()).toBeVisible();
+  await keepScreenshot(page, 'run-page-offline');
+});
