@@ -1,4 +1,4 @@
-import { RequestError } from '../runs/request-error';
+import { isRequestError, RequestError } from '../runs/request-error';
 
 /** JSON error body of the API: always `{error: {code, message}}`. */
 export function errorResponse(status: number, code: string, message: string): Response {
@@ -10,7 +10,7 @@ export async function handle(fn: () => Promise<Response> | Response): Promise<Re
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof RequestError) return errorResponse(error.status, error.code, error.message);
+    if (isRequestError(error)) return errorResponse(error.status, error.code, error.message);
     console.error('planscope: unhandled error in API route', error);
     return errorResponse(500, 'internal', error instanceof Error ? error.message : String(error));
   }

@@ -14,3 +14,18 @@ export class RequestError extends Error {
     return REQUEST_ERROR_STATUS[this.code];
   }
 }
+
+/**
+ * Server actions, route handlers and instrumentation are separate bundles
+ * with their own module instances (STACK.md pitfall 2), and the runtime on
+ * `globalThis` may have been created by any of them: `instanceof` can be
+ * false for a genuine RequestError, so it is recognised by shape.
+ */
+export function isRequestError(error: unknown): error is RequestError {
+  return (
+    error instanceof Error &&
+    error.name === 'RequestError' &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    typeof (error as { status?: unknown }).status === 'number'
+  );
+}

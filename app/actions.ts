@@ -1,0 +1,28 @@
+'use server';
+
+import type { StartRunOutcome } from '@/lib/api';
+import { isRequestError } from '@/server/runs/request-error';
+import { getRuntime } from '@/server/runtime';
+
+/**
+ * Starts a run from the start page's form. The run goes on in the background
+ * (the registry lives on `globalThis`, shared with the route handlers); the
+ * page then navigates to `/runs/<id>` and tails its events.
+ */
+export async function startRun(formData: FormData): Promise<StartRunOutcome> {
+  // The task goes as typed (an empty one is refused with the schema's own message); blank optional fields mean "the default".
+  const input: Record<string, string> = { task: String(formData.get('task') ?? '') };
+  for (const key of ['model', 'maxRounds'] as const) {
+    const value = formData.get(key);
+    if (typeof value === 'string' && value.trim() !== '') input[key] = value;
+  }
+  try {
+    const { id } = getRuntime().registry.start(input);
+    return { ok: true, id };
+  } catch (error) {
+    if (isRequestError(error)) return { ok: false, error: { code: error.code, message: error.message } };
+    console.error('startRun failed', error);
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: { code: 'internal', message: `The run could not be started: ${message}` } };
+  }
+}

@@ -1,0 +1,39 @@
+import type { Metadata, Viewport } from 'next';
+import type { ReactNode } from 'react';
+import { Providers } from '@/components/providers';
+import { SiteHeader } from '@/components/site-header';
+import './globals.css';
+
+export const metadata: Metadata = {
+  title: { default: 'planscope', template: '%s · planscope' },
+  description: 'Run a plan-and-execute agent on a local model and inspect every plan, step, observation and citation.',
+};
+
+export const viewport: Viewport = {
+  colorScheme: 'light dark',
+  themeColor: [
+    { media: '(prefers-color-scheme: light)', color: '#ffffff' },
+    { media: '(prefers-color-scheme: dark)', color: '#18181b' },
+  ],
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body className="min-h-dvh">
+        <a
+          href="#main"
+          className="sr-only z-50 rounded bg-white px-3 py-2 focus:not-sr-only focus:fixed focus:top-2 focus:left-2 dark:bg-zinc-900"
+        >
+          Skip to content
+        </a>
+        <Providers>
+          <SiteHeader />
+          <main id="main" className="mx-auto max-w-[1600px] px-4 py-4">
+            {children}
+          </main>
+        </Providers>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,13 @@
+import type { Metadata } from 'next';
+import { RunsTable } from '@/components/runs/runs-table';
+
+export const metadata: Metadata = { title: 'Runs' };
+
+export default function RunsPage() {
+  return (
+    <div className="space-y-3">
+      <h1 className="text-base font-semibold">Runs</h1>
+      <RunsTable limit={100} title="All runs" />
+    </div>
+  );
+}

@@ -1,0 +1,125 @@
+'use client';
+
+import { aggregateCalls, type Spread } from '@/lib/result';
+import type { LlmCallView } from '@/lib/run-state';
+import { formatCount, formatDuration } from '../format';
+import { Code, Panel } from '../ui/panel';
+import { useNow } from '../use-now';
+
+/**
+ * Every LLM call of the run, as in the second write-up's log: label and
+ * number, sizes in characters and tokens, duration and `done_reason`; a row
+ * opens the raw prompt and response.
+ */
+export function LlmCallTable({ calls, onOpenCall }: { calls: LlmCallView[]; onOpenCall: (call: string) => void }) {
+  const anyRunning = calls.some((c) => c.finishedAt === null);
+  const now = useNow(anyRunning, 250);
+  const agg = aggregateCalls(calls);
+
+  return (
+    <Panel id="llm-calls" title="LLM calls" aside={<span>{calls.length} calls</span>}>
+      <div className="overflow-x-auto">
+        <table className="w-full min-w-[900px] border-collapse text-xs" data-testid="llm-call-table">
+          <thead>
+            <tr>
+              <th className="th">Call</th>
+              <th className="th">Model</th>
+              <th className="th num">Round</th>
+              <th className="th num" title="Characters sent (all messages)">
+                In chars
+              </th>
+              <th className="th num" title="Characters of the response content">
+                Out chars
+              </th>
+              <th className="th num">Prompt tok</th>
+              <th className="th num">Eval tok</th>
+              <th className="th num">Duration</th>
+              <th className="th">done_reason</th>
+              <th className="th">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {calls.map((c) => {
+              const duration = c.durationMs ?? (now !== null ? now - c.startedAt : null);
+              return (
+                <tr
+                  key={c.call}
+                  data-testid="llm-call-row"
+                  data-call={c.call}
+                  onClick={() => onOpenCall(c.call)}
+                  className="cursor-pointer hover:bg-zinc-50 dark:hover:bg-zinc-800/50"
+                >
+                  <td className="td">
+                    <button
+                      type="button"
+                      className="link font-mono"
+                      onClick={(e) => {
+                        e.stopPropagation();
+                        onOpenCall(c.call);
+                      }}
+                      title="Open the raw prompt and response"
+                    >
+                      {c.call}
+                    </button>
+                  </td>
+                  <td className="td max-w-[14rem] truncate font-mono" title={c.host ? `${c.model} @ ${c.host}` : c.model}>
+                    {c.model}
+                  </td>
+                  <td className="td num">{c.round ?? '—'}</td>
+                  <td className="td num">{formatCount(c.promptChars)}</td>
+                  <td className="td num">
+                    {c.responseChars === 0 ? <span className="text-red-700 dark:text-red-400">0 (empty)</span> : formatCount(c.responseChars)}
+                  </td>
+                  <td className="td num">{formatCount(c.promptTokens)}</td>
+                  <td className="td num">{formatCount(c.evalTokens)}</td>
+                  <td className={`td num ${c.finishedAt === null ? 'text-sky-700 dark:text-sky-300' : ''}`}>{formatDuration(duration)}</td>
+                  <td className="td font-mono">
+                    {c.doneReason === null ? (
+                      <span className="muted">—</span>
+                    ) : c.doneReason === 'stop' ? (
+                      c.doneReason
+                    ) : (
+                      <span className="text-amber-700 dark:text-amber-300" title="The model did not stop on its own: output may be cut off">
+                        {c.doneReason}
+                      </span>
+                    )}
+                  </td>
+                  <td className="td">
+                    <CallStatus call={c} />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+        {calls.length === 0 && <p className="px-3 py-3 text-xs muted">No LLM call yet.</p>}
+      </div>
+      {calls.length > 0 && (
+        <p className="flex flex-wrap gap-x-4 gap-y-1 border-t border-zinc-200 px-3 py-1.5 text-[11px] text-zinc-600 dark:border-zinc-800 dark:text-zinc-400" data-testid="llm-aggregates">
+          <span>{agg.calls} calls</span>
+          <SpreadText label="in chars" spread={agg.promptChars} format={formatCount} />
+          <SpreadText label="out chars" spread={agg.responseChars} format={formatCount} />
+          <SpreadText label="duration" spread={agg.durationMs} format={formatDuration} />
+          <span>
+            tokens: prompt {formatCount(agg.promptTokens)} · eval {formatCount(agg.evalTokens)}
+          </span>
+        </p>
+      )}
+    </Panel>
+  );
+}
+
+export function CallStatus({ call }: { call: LlmCallView }) {
+  if (call.finishedAt === null) return <span className="text-sky-700 dark:text-sky-300">running…</span>;
+  if (call.error) return <Code>{call.error.code}</Code>;
+  return <span className="text-emerald-700 dark:text-emerald-400">ok</span>;
+}
+
+function SpreadText({ label, spread, format }: { label: string; spread: Spread | null; format: (n: number) => string }) {
+  if (!spread) return null;
+  return (
+    <span>
+      {label}: avg {format(spread.avg)} <span className="muted">(min {format(spread.min)}, max {format(spread.max)})</span>
+    </span>
+  );
+}

@@ -1,0 +1,152 @@
+'use client';
+
+import { useMutation } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { aggregateCalls, runDurationMs, toResult } from '@/lib/result';
+import { attemptsOf, isTerminal, type RunView } from '@/lib/run-state';
+import { fetchJson } from '../fetch-json';
+import { formatCount, formatDuration, formatTimestamp, isoOf } from '../format';
+import { BaselineTag } from '../ui/baseline-tag';
+import { CopyButton } from '../ui/copy-button';
+import { StatusBadge } from '../ui/status-badge';
+import { useNow } from '../use-now';
+import { ConnectionIndicator } from './connection-indicator';
+import type { ConnectionState } from './use-run-events';
+
+/** The run at a glance: how it ended (or how far it is), on what, at what cost; cancel and export. */
+export function OutcomeHeader({ runId, view, connection }: { runId: string; view: RunView; connection: ConnectionState }) {
+  const live = !isTerminal(view.status);
+  const now = useNow(live);
+  const duration = runDurationMs(view, now ?? undefined);
+  const llm = aggregateCalls(view.llmCalls);
+  const resultJson = () => JSON.stringify(toResult(runId, view), null, 2);
+
+  const cancel = useMutation({
+    mutationFn: () => fetchJson<unknown>(`/api/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' }),
+  });
+
+  const download = () => {
+    const blob = new Blob([resultJson()], { type: 'application/json' });
+    const url = URL.createObjectURL(blob);
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = `planscope-run-${runId}.json`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  };
+
+  return (
+    <section aria-label="Run outcome" className="min-w-0 rounded-md border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
+        <StatusBadge status={view.status} testId="run-status" />
+        <span className="font-mono text-xs muted" title="Run id">
+          {runId}
+        </span>
+        <ConnectionIndicator state={connection} eventCount={view.lastSeq} />
+        <div className="ml-auto flex flex-wrap items-center gap-2">
+          {live && (
+            <button
+              type="button"
+              className="btn btn-danger"
+              data-testid="cancel-run"
+              onClick={() => cancel.mutate()}
+              disabled={cancel.isPending || cancel.isSuccess}
+            >
+              {cancel.isPending ? 'Cancelling…' : cancel.isSuccess ? 'Cancel requested' : 'Cancel run'}
+            </button>
+          )}
+          <CopyButton text={resultJson} label="Copy Result JSON" title="Copy the Result (as the CLI's --json prints it)" />
+          <button type="button" className="btn" onClick={download} data-testid="download-result">
+            Download JSON
+          </button>
+        </div>
+      </div>
+
+      <div className="px-3 pt-2.5 pb-3">
+        <h1
+          className="max-h-40 overflow-auto text-[15px] leading-snug font-medium whitespace-pre-wrap break-anywhere"
+          data-testid="run-task"
+        >
+          {view.task || <span className="muted">(task not recorded yet)</span>}
+        </h1>
+
+        <dl className="mt-2.5 grid grid-cols-2 gap-x-6 gap-y-1.5 text-xs sm:grid-cols-3 lg:grid-cols-[repeat(7,auto)] lg:justify-start">
+          <Fact label="Model">
+            <span className="font-mono break-anywhere">{view.model || '—'}</span>
+            {view.baseline && (
+              <>
+                {' '}
+                <BaselineTag />
+              </>
+            )}
+          </Fact>
+          <Fact label="Strategy">
+            <span className="font-mono">{view.strategy}</span>
+          </Fact>
+          <Fact label="Rounds">
+            {attemptsOf(view)}
+            {view.limits && <span className="muted"> / {view.limits.maxRounds} max</span>}
+          </Fact>
+          <Fact label="Duration">
+            <span className={live ? 'text-sky-700 dark:text-sky-300' : ''} data-testid="run-duration">
+              {duration === null ? '—' : formatDuration(duration)}
+            </span>
+          </Fact>
+          <Fact label="LLM calls">
+            {view.baseline && llm.calls === 0 ? <span className="muted">none (baseline)</span> : llm.calls}
+          </Fact>
+          <Fact label="Tokens">
+            {view.baseline && llm.promptTokens + llm.evalTokens === 0 ? (
+              <span className="muted">— (no LLM)</span>
+            ) : (
+            <span title="prompt tokens / eval tokens">
+              {formatCount(llm.promptTokens)} <span className="muted">in</span> · {formatCount(llm.evalTokens)}{' '}
+              <span className="muted">out</span>
+            </span>
+            )}
+          </Fact>
+          <Fact label="Started">
+            <span title={isoOf(view.createdAt)} suppressHydrationWarning>
+              {formatTimestamp(view.createdAt)}
+            </span>
+          </Fact>
+          <Fact label="Workspace" wide>
+            <span className="font-mono break-anywhere" title={view.workspace}>
+              {view.workspace || '—'}
+            </span>
+          </Fact>
+          {view.host && (
+            <Fact label="Host" wide>
+              <span className="font-mono break-anywhere">{view.host}</span>
+            </Fact>
+          )}
+        </dl>
+
+        {view.error && (
+          <div
+            role="status"
+            data-testid="run-error"
+            className="mt-3 rounded border border-red-300 bg-red-50 px-2.5 py-2 text-xs text-red-900 dark:border-red-800 dark:bg-red-950/70 dark:text-red-200"
+          >
+            <code className="mr-2 font-mono font-semibold">{view.error.code}</code>
+            <span className="whitespace-pre-wrap break-anywhere">{view.error.message}</span>
+          </div>
+        )}
+        {cancel.error && (
+          <p role="alert" className="mt-2 text-xs text-red-700 dark:text-red-300">
+            Cancel failed: {cancel.error.message}
+          </p>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function Fact({ label, children, wide = false }: { label: string; children: ReactNode; wide?: boolean }) {
+  return (
+    <div className={`min-w-0 ${wide ? 'col-span-2 sm:col-span-3 lg:col-span-3' : ''}`}>
+      <dt className="text-[10px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-500">{label}</dt>
+      <dd className="mt-0.5 min-w-0">{children}</dd>
+    </div>
+  );
+}

@@ -1,0 +1,92 @@
+'use client';
+
+import { useCallback, useMemo, useState } from 'react';
+import type { CheckedCitation } from '@/lib/checker';
+import type { RunEvent } from '@/lib/events';
+import { checkPlanPath } from '@/lib/policy';
+import { isTerminal } from '@/lib/run-state';
+import { AnswerPanel } from './answer-panel';
+import type { LineRange } from './file-lines';
+import { LlmCallDrawer } from './llm-call-drawer';
+import { LlmCallTable } from './llm-call-table';
+import { ObservationViewer, type ObservationSelection } from './observation-viewer';
+import { OutcomeHeader } from './outcome-header';
+import { PlanRounds } from './plan-rounds';
+import { StepTimeline } from './step-timeline';
+import { useRunEvents } from './use-run-events';
+
+/**
+ * The run page: one fold of the run's events (`useRunEvents`), rendered as
+ * the pipeline runs: plans, steps, observations, answer, and the LLM calls
+ * underneath. The only state kept here is what the person is looking at.
+ */
+export function RunView({ runId, initialEvents }: { runId: string; initialEvents: RunEvent[] }) {
+  const { view, connection, streamError } = useRunEvents(runId, initialEvents);
+  const [selection, setSelection] = useState<ObservationSelection | null>(null);
+  const [openCall, setOpenCall] = useState<string | null>(null);
+  const live = !isTerminal(view.status);
+  const observed = useMemo(() => new Set(Object.keys(view.observations)), [view.observations]);
+
+  const openObservation = useCallback((path: string, range: LineRange | null = null) => {
+    setSelection((prev) => ({ path, range, nonce: (prev?.nonce ?? 0) + 1 }));
+  }, []);
+
+  const openCitation = useCallback(
+    (c: CheckedCitation) => {
+      // The checker looked the path up in its normalised form; so does the viewer.
+      const verdict = checkPlanPath(c.path);
+      const path = verdict.ok ? verdict.path : c.path;
+      openObservation(path, { startLine: c.startLine, endLine: Math.max(c.endLine, c.startLine) });
+      document.getElementById('observations')?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+    },
+    [openObservation],
+  );
+
+  const call = openCall === null ? null : (view.llmCalls.find((c) => c.call === openCall) ?? null);
+
+  return (
+    <div className="space-y-3">
+      <OutcomeHeader runId={runId} view={view} connection={connection} />
+      {streamError && (
+        <p role="status" className="rounded border border-amber-300 bg-amber-50 px-3 py-1.5 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
+          {streamError}
+        </p>
+      )}
+
+      <PlanRounds
+        rounds={view.rounds}
+        calls={view.llmCalls}
+        maxRounds={view.limits?.maxRounds ?? null}
+        runLive={live}
+        onOpenCall={setOpenCall}
+      />
+
+      <div className="grid items-start gap-3 lg:grid-cols-[minmax(0,5fr)_minmax(0,6fr)]">
+        <div className="min-w-0 space-y-3">
+          <AnswerPanel
+            answer={view.answer}
+            check={view.check}
+            review={view.review}
+            runLive={live}
+            onOpenCitation={openCitation}
+            onOpenCall={setOpenCall}
+          />
+          <StepTimeline rounds={view.rounds} runLive={live} observed={observed} onOpenObservation={openObservation} />
+        </div>
+        <div className={`min-w-0 lg:sticky lg:top-14 ${observed.size > 0 ? 'lg:h-[calc(100dvh-4.5rem)]' : ''}`}>
+          <ObservationViewer
+            runId={runId}
+            observations={view.observations}
+            rounds={view.rounds}
+            selection={selection}
+            onSelect={openObservation}
+            runLive={live}
+          />
+        </div>
+      </div>
+
+      <LlmCallTable calls={view.llmCalls} onOpenCall={setOpenCall} />
+      <LlmCallDrawer runId={runId} call={call} onClose={() => setOpenCall(null)} />
+    </div>
+  );
+}

@@ -1,0 +1,117 @@
+'use client';
+
+import Link from 'next/link';
+import { useMemo } from 'react';
+import type { RunSummary } from '@/lib/api';
+import { formatAgo, formatCount, formatDuration, formatTimestamp, isoOf } from '../format';
+import { BaselineTag } from '../ui/baseline-tag';
+import { StatusBadge } from '../ui/status-badge';
+import { useNow } from '../use-now';
+import { isLiveRun, useRuns } from './use-runs';
+
+/** Recent runs: what ran, on which model, how it ended, what it cost. */
+export function RunsTable({ limit = 50, title = 'Recent runs' }: { limit?: number; title?: string }) {
+  const query = useRuns(limit);
+  const runs = useMemo(() => query.data?.pages.flatMap((p) => p.runs) ?? [], [query.data]);
+  const anyLive = runs.some(isLiveRun);
+  const now = useNow(true, anyLive ? 1000 : 30_000);
+
+  return (
+    <section aria-labelledby="runs-title" className="min-w-0 self-start rounded-md border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
+      <header className="flex h-9 items-center gap-3 border-b border-zinc-200 px-3 dark:border-zinc-800">
+        <h2 id="runs-title" className="text-xs font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">
+          {title}
+        </h2>
+        <span className="ml-auto text-xs muted">
+          {query.isFetching ? 'refreshing…' : anyLive ? 'live · refreshing every 1.5 s' : `${runs.length} shown`}
+        </span>
+      </header>
+      <div className="overflow-x-auto">
+        <table data-testid="runs-table" className="w-full min-w-[640px] table-fixed border-collapse text-xs">
+          <colgroup>
+            <col className="w-[8rem]" />
+            <col />
+            <col className="w-[8.5rem]" />
+            <col className="w-[4.5rem]" />
+            <col className="w-[4.75rem]" />
+            <col className="w-[4.75rem]" />
+            <col className="w-[6.5rem]" />
+          </colgroup>
+          <thead>
+            <tr>
+              <th className="th">Status</th>
+              <th className="th">Task</th>
+              <th className="th">Model</th>
+              <th className="th num" title="Planning rounds used">Rounds</th>
+              <th className="th num">Duration</th>
+              <th className="th num">Tokens</th>
+              <th className="th">Started</th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.map((run) => (
+              <RunRow key={run.id} run={run} now={now} />
+            ))}
+          </tbody>
+        </table>
+        {query.isPending && <p className="px-3 py-6 text-center text-xs muted">Loading runs…</p>}
+        {query.error && (
+          <p role="alert" className="px-3 py-4 text-xs text-red-700 dark:text-red-300">
+            Could not load runs: {query.error.message}
+          </p>
+        )}
+        {query.isSuccess && runs.length === 0 && (
+          <p className="px-3 py-6 text-center text-xs muted">
+            No runs yet. Start one — the offline baseline works without Ollama.
+          </p>
+        )}
+      </div>
+      {query.hasNextPage && (
+        <div className="border-t border-zinc-200 px-3 py-2 dark:border-zinc-800">
+          <button type="button" className="btn" onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+            {query.isFetchingNextPage ? 'Loading…' : 'Load older runs'}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function RunRow({ run, now }: { run: RunSummary; now: number | null }) {
+  const live = isLiveRun(run);
+  const duration = run.finishedAt !== null ? run.finishedAt - run.createdAt : now !== null && live ? now - run.createdAt : null;
+  const href = `/runs/${encodeURIComponent(run.id)}`;
+  return (
+    <tr className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50" data-run-id={run.id}>
+      <td className="td">
+        <StatusBadge status={run.status} />
+        {run.errorCode && (
+          <div className="mt-1 truncate font-mono text-[10px] text-red-700 dark:text-red-400" title={run.errorCode}>
+            {run.errorCode}
+          </div>
+        )}
+      </td>
+      <td className="td">
+        <Link href={href} title={run.task} className="line-clamp-2 break-anywhere text-zinc-900 hover:underline dark:text-zinc-100">
+          {run.task}
+        </Link>
+        <div className="mt-0.5 truncate font-mono text-[10px] muted">{run.id}</div>
+      </td>
+      <td className="td">
+        <div className="truncate font-mono" title={run.model}>
+          {run.model}
+        </div>
+        {run.baseline && <BaselineTag />}
+      </td>
+      <td className="td num">{run.attempts}</td>
+      <td className="td num">{live && duration !== null ? <span className="text-sky-700 dark:text-sky-300">{formatDuration(duration)}</span> : formatDuration(duration)}</td>
+      <td className="td num" title={`prompt ${run.promptTokens} · eval ${run.evalTokens}`}>
+        {run.baseline && run.promptTokens + run.evalTokens === 0 ? <span className="muted">—</span> : formatCount(run.promptTokens + run.evalTokens)}
+      </td>
+      <td className="td whitespace-nowrap" title={`${formatTimestamp(run.createdAt)} (${isoOf(run.createdAt)})`}>
+        <div>{now !== null ? formatAgo(run.createdAt, now) : formatTimestamp(run.createdAt).slice(5)}</div>
+        <div className="text-[10px] muted">{formatTimestamp(run.createdAt).slice(5, 16)}</div>
+      </td>
+    </tr>
+  );
+}

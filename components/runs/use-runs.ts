@@ -1,0 +1,28 @@
+'use client';
+
+import { useInfiniteQuery } from '@tanstack/react-query';
+import type { RunList, RunSummary } from '@/lib/api';
+import { fetchJson } from '../fetch-json';
+
+export function isLiveRun(run: Pick<RunSummary, 'status'>): boolean {
+  return run.status === 'queued' || run.status === 'running';
+}
+
+/**
+ * `GET /api/runs`, newest first, paged by cursor. Polls quickly while any
+ * listed run is live and slowly otherwise (runs started from the CLI appear too).
+ */
+export function useRuns(limit: number) {
+  return useInfiniteQuery({
+    queryKey: ['runs', limit],
+    initialPageParam: null as string | null,
+    queryFn: ({ pageParam }) => {
+      const params = new URLSearchParams({ limit: String(limit) });
+      if (pageParam) params.set('before', pageParam);
+      return fetchJson<RunList>(`/api/runs?${params}`);
+    },
+    getNextPageParam: (last) => last.nextCursor,
+    refetchInterval: (query) =>
+      query.state.data?.pages.some((page) => page.runs.some(isLiveRun)) ? 1_500 : 10_000,
+  });
+}

@@ -1,0 +1,47 @@
+'use client';
+
+import Link from 'next/link';
+import { usePathname } from 'next/navigation';
+
+const NAV = [
+  { href: '/', label: 'New run', active: (p: string) => p === '/' },
+  { href: '/runs', label: 'Runs', active: (p: string) => p.startsWith('/runs') },
+];
+
+export function SiteHeader() {
+  const pathname = usePathname() ?? '/';
+  return (
+    <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white/90 backdrop-blur dark:border-zinc-800 dark:bg-zinc-900/90">
+      <div className="mx-auto flex h-11 max-w-[1600px] items-center gap-6 px-4">
+        <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight">
+          <span aria-hidden className="grid size-5 place-items-center rounded bg-sky-600 font-mono text-[11px] text-white">
+            ps
+          </span>
+          planscope
+        </Link>
+        <nav aria-label="Main" className="flex items-center gap-1 text-sm">
+          {NAV.map((item) => {
+            const active = item.active(pathname);
+            return (
+              <Link
+                key={item.href}
+                href={item.href}
+                aria-current={active ? 'page' : undefined}
+                className={`rounded px-2 py-1 ${
+                  active
+                    ? 'bg-zinc-100 font-medium text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100'
+                    : 'text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100'
+                }`}
+              >
+                {item.label}
+              </Link>
+            );
+          })}
+        </nav>
+        <span className="ml-auto hidden text-xs text-zinc-500 sm:block dark:text-zinc-400">
+          plan → validate → execute (MCP) → answer → check
+        </span>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,175 @@
+'use client';
+
+import { useQueryClient } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { useState, useTransition, type FormEvent } from 'react';
+import type { StartRunOutcome } from '@/lib/api';
+import type { ErrorInfo } from '@/lib/codes';
+import { useHealth } from './use-health';
+
+export interface TaskFormDefaults {
+  defaultModel: string;
+  offlineModel: string;
+  workspace: string;
+  maxRounds: number;
+  maxTaskChars: number;
+}
+
+/**
+ * The task form. It submits through the `startRun` server action (passed in
+ * by the page, so this component imports nothing from `server/`), shows a
+ * refusal inline, and on success moves to the run's page.
+ */
+export function TaskForm({
+  defaults,
+  startRun,
+}: {
+  defaults: TaskFormDefaults;
+  startRun: (formData: FormData) => Promise<StartRunOutcome>;
+}) {
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const health = useHealth();
+  const [pending, startTransition] = useTransition();
+  const [error, setError] = useState<ErrorInfo | null>(null);
+  const [task, setTask] = useState('');
+  const [chosenModel, setChosenModel] = useState<string | null>(null);
+
+  const ollama = health.data?.ollama;
+  const installed = ollama?.reachable ? ollama.models : [];
+  // Until the person picks one: the configured model, unless Ollama is known to be down (then the baseline that always works).
+  const suggested = ollama && !ollama.reachable ? defaults.offlineModel : defaults.defaultModel;
+  const model = chosenModel ?? suggested;
+  const modelOptions = [...new Set([defaults.defaultModel, ...installed])].filter((m) => m !== defaults.offlineModel);
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const formData = new FormData(event.currentTarget);
+    formData.set('model', model);
+    setError(null);
+    startTransition(async () => {
+      let outcome: StartRunOutcome;
+      try {
+        outcome = await startRun(formData);
+      } catch (thrown) {
+        outcome = { ok: false, error: { code: 'request_failed', message: thrown instanceof Error ? thrown.message : String(thrown) } };
+      }
+      if (!outcome.ok) {
+        setError(outcome.error);
+        return;
+      }
+      const { id } = outcome;
+      void queryClient.invalidateQueries({ queryKey: ['runs'] });
+      startTransition(() => router.push(`/runs/${encodeURIComponent(id)}`));
+    });
+  };
+
+  const tooLong = task.length > defaults.maxTaskChars;
+
+  return (
+    <form onSubmit={submit} className="space-y-3" aria-describedby={error ? 'start-error' : undefined}>
+      <div>
+        <label htmlFor="task" className="label">
+          Task
+        </label>
+        <textarea
+          id="task"
+          name="task"
+          data-testid="task-input"
+          required
+          rows={5}
+          value={task}
+          onChange={(e) => setTask(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) {
+              e.preventDefault();
+              e.currentTarget.form?.requestSubmit();
+            }
+          }}
+          placeholder="e.g. How is the model endpoint configured?"
+          className="field resize-y font-sans leading-snug"
+        />
+        <div className="mt-0.5 flex justify-between text-[11px] muted">
+          <span>Ctrl/⌘ + Enter to start</span>
+          <span className={tooLong ? 'font-medium text-red-600 dark:text-red-400' : ''}>
+            {task.length} / {defaults.maxTaskChars}
+          </span>
+        </div>
+      </div>
+
+      <div className="grid grid-cols-[minmax(0,1fr)_7rem] gap-3">
+        <div>
+          <label htmlFor="model" className="label">
+            Model
+          </label>
+          <select
+            id="model"
+            name="model"
+            data-testid="model-select"
+            value={model}
+            onChange={(e) => setChosenModel(e.target.value)}
+            className="field"
+          >
+            {modelOptions.map((m) => (
+              <option key={m} value={m}>
+                {m}
+                {m === defaults.defaultModel ? ' (default)' : ''}
+                {ollama?.reachable && !installed.includes(m) ? ' — not installed' : ''}
+              </option>
+            ))}
+            <option value={defaults.offlineModel}>offline baseline (no LLM)</option>
+          </select>
+        </div>
+        <div>
+          <label htmlFor="maxRounds" className="label">
+            Max rounds
+          </label>
+          <input
+            id="maxRounds"
+            name="maxRounds"
+            type="number"
+            min={1}
+            max={10}
+            defaultValue={defaults.maxRounds}
+            className="field"
+            data-testid="max-rounds-input"
+          />
+        </div>
+      </div>
+
+      <div>
+        <span className="label" id="workspace-label">
+          Workspace (read-only)
+        </span>
+        <output
+          aria-labelledby="workspace-label"
+          title={defaults.workspace}
+          className="block truncate rounded border border-dashed border-zinc-300 bg-zinc-50 px-2 py-1.5 font-mono text-xs text-zinc-700 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-300"
+        >
+          {defaults.workspace}
+        </output>
+      </div>
+
+      {error && (
+        <div
+          id="start-error"
+          role="alert"
+          data-testid="start-error"
+          className="rounded border border-red-300 bg-red-50 px-2.5 py-2 text-xs text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+        >
+          <code className="mr-1.5 font-mono font-semibold">{error.code}</code>
+          <span className="break-anywhere">{error.message}</span>
+        </div>
+      )}
+
+      <div className="flex items-center gap-3">
+        <button type="submit" className="btn btn-primary h-8 px-4" data-testid="submit-run" disabled={pending || tooLong}>
+          {pending ? 'Starting…' : 'Start run'}
+        </button>
+        {model === defaults.offlineModel && (
+          <span className="text-xs muted">Deterministic baseline: ranks files by the task&apos;s words, answers by quoting lines.</span>
+        )}
+      </div>
+    </form>
+  );
+}
