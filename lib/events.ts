@@ -17,6 +17,8 @@ export const RunLimits = z.object({
   callTimeoutMs: z.int().min(1),
   maxFileBytes: z.int().min(1),
   stepConcurrency: z.int().min(1),
+  /** Characters of observed text the synthesizer's prompt may hold, shared between files. */
+  maxEvidenceChars: z.int().min(1).default(24_000),
 });
 export type RunLimits = z.infer<typeof RunLimits>;
 

@@ -24,6 +24,7 @@ const Env = z.object({
   PLANSCOPE_MAX_FILE_BYTES: int(1, 64 * 1024 * 1024, 256 * 1024),
   PLANSCOPE_MAX_LIST_ENTRIES: int(1, 100_000, 2000),
   PLANSCOPE_STEP_CONCURRENCY: int(1, 32, 4),
+  PLANSCOPE_MAX_EVIDENCE_CHARS: int(1000, 10_000_000, 24_000),
   PLANSCOPE_MAX_CONCURRENT_RUNS: int(1, 64, 4),
   PLANSCOPE_MAX_TASK_CHARS: int(1, 100_000, 4000),
   PLANSCOPE_REVIEW: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
@@ -50,6 +51,7 @@ export interface Config {
     callTimeoutMs: number;
     maxFileBytes: number;
     stepConcurrency: number;
+    maxEvidenceChars: number;
   };
   maxListEntries: number;
   maxConcurrentRuns: number;
@@ -72,11 +74,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${String(issue?.path[0] ?? '')}: ${issue?.message ?? 'invalid'}`);
   }
   const e = parsed.data;
-  if (!isLoopback(e.HOSTNAME) && !e.PLANSCOPE_TOKEN) {
-    throw new ConfigError(
-      `HOSTNAME=${e.HOSTNAME} exposes planscope beyond this machine; set PLANSCOPE_TOKEN to require a token, or listen on 127.0.0.1.`,
-    );
-  }
+  checkListenAddress(e.HOSTNAME, e.PLANSCOPE_TOKEN ?? null, 'HOSTNAME');
   return {
     appRoot,
     ollamaHost: normalizeOllamaHost(e.OLLAMA_HOST),
@@ -94,6 +92,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       callTimeoutMs: e.PLANSCOPE_CALL_TIMEOUT_MS,
       maxFileBytes: e.PLANSCOPE_MAX_FILE_BYTES,
       stepConcurrency: e.PLANSCOPE_STEP_CONCURRENCY,
+      maxEvidenceChars: e.PLANSCOPE_MAX_EVIDENCE_CHARS,
     },
     maxListEntries: e.PLANSCOPE_MAX_LIST_ENTRIES,
     maxConcurrentRuns: e.PLANSCOPE_MAX_CONCURRENT_RUNS,
@@ -113,8 +112,37 @@ function pickDefined(env: Record<string, string | undefined>): Record<string, st
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => !!entry[1]));
 }
 
-function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '::1' || hostname.startsWith('127.');
+export function isLoopback(hostname: string): boolean {
+  const bare = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+/** Listening beyond this machine is allowed only with a token; `source` names where the address came from. */
+export function checkListenAddress(hostname: string, token: string | null, source: string): void {
+  if (isLoopback(hostname) || token) return;
+  throw new ConfigError(
+    `${source}=${hostname} exposes planscope beyond this machine; set PLANSCOPE_TOKEN to require a token, or listen on 127.0.0.1.`,
+  );
+}
+
+/**
+ * The address `next start` was told to listen on with -H/--hostname,
+ * Next's own default (every interface) when none was given, or null when
+ * this process is not `next start` (`next dev` serves from a child process
+ * whose arguments do not say). HOSTNAME alone does not
+ * decide it: `npx next start` without -H listens on 0.0.0.0 whatever
+ * HOSTNAME says, so that is what must be checked.
+ */
+export function nextListenHostname(argv: readonly string[]): string | null {
+  const script = argv[1] ?? '';
+  if (path.basename(script) !== 'next') return null;
+  if (argv[2] !== 'start') return null;
+  for (let i = 3; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if ((arg === '-H' || arg === '--hostname') && argv[i + 1] !== undefined) return argv[i + 1]!;
+    if (arg.startsWith('--hostname=')) return arg.slice('--hostname='.length);
+  }
+  return '0.0.0.0';
 }
 
 /**

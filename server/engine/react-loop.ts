@@ -25,7 +25,7 @@ export async function gatherByReact(ctx: RunContext, files: WorkspaceFile[], bud
     const { call, reply } = await callModel(ctx, {
       label: 'actor',
       round: turn,
-      messages: actorMessages({ task: ctx.task, files, schema, turns, maxTurns }),
+      messages: actorMessages({ task: ctx.task, files, schema, turns, maxTurns, maxEvidenceChars: ctx.limits.maxEvidenceChars }),
       format: schema,
       input: { kind: 'act', task: ctx.task, files, readPaths: [...completed.keys()], maxReads: ctx.limits.maxSteps },
     });

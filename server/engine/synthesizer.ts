@@ -1,9 +1,10 @@
-import { answerJsonSchema, answerText, parseAnswer } from '../../lib/answer';
+import { answerText, parseAnswer } from '../../lib/answer';
 import { checkAnswer, type AnswerCheck } from '../../lib/checker';
 import { RunStop, type RunContext } from './context';
 import type { Completed } from './executor';
 import { callModel } from './llm-call';
 import { synthesizerMessages } from './prompts';
+import { cachedAnswerJsonSchema } from './schemas';
 
 /**
  * The Synthesizer writes from evidence only; the Checker then judges every
@@ -13,11 +14,11 @@ export async function synthesize(ctx: RunContext, completed: Map<string, Complet
   const observations = [...completed.values()]
     .sort((a, b) => a.meta.path.localeCompare(b.meta.path))
     .map((c) => ({ path: c.meta.path, text: c.text }));
-  const schema = answerJsonSchema();
+  const schema = cachedAnswerJsonSchema();
   const { call, reply } = await callModel(ctx, {
     label: 'synthesizer',
     round: null,
-    messages: synthesizerMessages({ task: ctx.task, schema, observations }),
+    messages: synthesizerMessages({ task: ctx.task, schema, observations, maxEvidenceChars: ctx.limits.maxEvidenceChars }),
     format: schema,
     input: { kind: 'answer', task: ctx.task, observations },
   });
