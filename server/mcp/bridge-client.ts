@@ -220,6 +220,7 @@ export class McpWorkspaceBridge implements WorkspaceBridge {
       // bridge needs no secrets, so none of ours are handed to it.
       env: getDefaultEnvironment(),
       stderr: 'pipe',
+      maxBufferSize: replyBufferBytes(this.options.maxFileBytes),
     });
     // Always drained, or a chatty server would block on a full pipe.
     transport.stderr?.on('data', (chunk: unknown) => this.serverLogTail.append(String(chunk)));
@@ -262,4 +263,14 @@ class TextTail {
   text(): string {
     return this.buffer;
   }
+}
+
+/**
+ * The largest reply the client accepts. A read_file reply carries the text
+ * twice (the text channel and structuredContent), and JSON can escape a byte
+ * into as many as six; the SDK's default of 10 MiB dropped the connection on
+ * a 5 MB file instead of reading it.
+ */
+function replyBufferBytes(maxFileBytes: number): number {
+  return Math.max(10 * 1024 * 1024, 12 * maxFileBytes + 1024 * 1024);
 }

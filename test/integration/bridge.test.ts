@@ -348,6 +348,21 @@ describe('bridge process lifecycle', () => {
   });
 });
 
+describe('a large file allowed by the configured limit', () => {
+  it('is read whole, not dropped by the transport (a 5 MB reply once closed the connection)', async () => {
+    const big = path.join(base, 'big-ws');
+    await mkdir(big, { recursive: true });
+    const line = `${'x'.repeat(52)}\n`;
+    await writeFile(path.join(big, 'big.txt'), line.repeat(100_000));
+    const bridge = await connectBridge({ workspace: big, maxFileBytes: 8_000_000, maxListEntries: 10, appRoot: bundledAppRoot });
+    try {
+      expect(await bridge.readFile('big.txt')).toMatchObject({ ok: true, value: { bytes: 5_300_000, lines: 100_000 } });
+    } finally {
+      await bridge.close();
+    }
+  });
+});
+
 describe('bridge started from TypeScript under tsx when no bundle was built', () => {
   it('serves reads the same way', async () => {
     // An app root without dist/: the client must fall back to server/mcp/bridge-main.ts.
