@@ -23,6 +23,8 @@ export const StepErrorCode = z.enum([
   'binary',
   'denied_by_bridge',
   'tool_error',
+  'reasoning_failed',
+  'dependency_failed',
 ]);
 export type StepErrorCode = z.infer<typeof StepErrorCode>;
 

@@ -30,7 +30,21 @@ export const Rejection = z.object({
 });
 export type Rejection = z.infer<typeof Rejection>;
 
-export const ProposedStep = z.object({ purpose: z.string(), path: z.string() });
+/**
+ * A step as proposed and accepted. File plans have `purpose` and `path`;
+ * general plans add an id, a kind, the tool and its arguments, and the ids of
+ * the steps it depends on, with `path` the step's target (the file, or the
+ * tool and its arguments) so every view can name it the same way.
+ */
+export const ProposedStep = z.object({
+  purpose: z.string(),
+  path: z.string(),
+  id: z.int().optional(),
+  kind: z.enum(['tool', 'reason']).optional(),
+  tool: z.string().optional(),
+  args: z.record(z.string(), z.unknown()).optional(),
+  dependsOn: z.array(z.int()).optional(),
+});
 export type ProposedStep = z.infer<typeof ProposedStep>;
 
 export const ObservationMeta = z.object({
@@ -68,7 +82,10 @@ const CheckedClaim = z.object({
 export const Strategy = z.enum(['plan-execute', 'react']);
 export type Strategy = z.infer<typeof Strategy>;
 
-export const CallLabel = z.enum(['planner', 'synthesizer', 'reviewer', 'actor']);
+export const PlanProfile = z.enum(['file', 'general']);
+export type PlanProfile = z.infer<typeof PlanProfile>;
+
+export const CallLabel = z.enum(['planner', 'synthesizer', 'reviewer', 'actor', 'executor']);
 export type CallLabel = z.infer<typeof CallLabel>;
 
 export const TerminalStatus = z.enum(['completed', 'failed', 'cancelled', 'interrupted']);
@@ -85,6 +102,7 @@ export const RunEvent = z.discriminatedUnion('type', [
     host: z.string().nullable(),
     workspace: z.string(),
     strategy: Strategy.default('plan-execute'),
+    profile: PlanProfile.default('file'),
     limits: RunLimits,
   }),
   event('run_started', {}),
@@ -112,9 +130,9 @@ export const RunEvent = z.discriminatedUnion('type', [
     thinkingArtifact: z.string().nullable(),
     error: ErrorInfo.nullable(),
   }),
-  event('plan_proposed', { round: z.int(), call: z.string(), steps: z.array(ProposedStep) }),
+  event('plan_proposed', { round: z.int(), call: z.string(), goal: z.string().optional(), steps: z.array(ProposedStep) }),
   event('plan_rejected', { round: z.int(), rejections: z.array(Rejection) }),
-  event('plan_accepted', { round: z.int(), steps: z.array(ProposedStep) }),
+  event('plan_accepted', { round: z.int(), goal: z.string().optional(), steps: z.array(ProposedStep) }),
   event('step_started', { round: z.int(), index: z.int(), path: z.string() }),
   event('step_cached', { round: z.int(), index: z.int(), path: z.string(), fromRound: z.int(), sha256: z.string() }),
   event('step_finished', {
@@ -133,6 +151,17 @@ export const RunEvent = z.discriminatedUnion('type', [
     durationMs: z.number(),
     code: StepErrorCode,
     message: z.string(),
+  }),
+  event('step_reasoned', {
+    round: z.int(),
+    index: z.int(),
+    call: z.string(),
+    status: z.enum(['done', 'failed']),
+    result: z.string(),
+    reason: z.string(),
+    /** The summary of completed steps this step was given, as in the second write-up's executor. */
+    summary: z.string(),
+    durationMs: z.number(),
   }),
   event('replan_requested', { fromRound: z.int(), reasons: z.array(ReplanReason) }),
   event('answer_ready', { call: z.string(), text: z.string() }),

@@ -1,5 +1,5 @@
 import { attemptsOf, type LlmCallView, type RunStatus, type RunView } from './run-state';
-import type { Rejection, Strategy } from './events';
+import type { PlanProfile, ProposedStep, Rejection, Strategy } from './events';
 import type { ErrorInfo } from './codes';
 import type { AnswerCheck } from './checker';
 
@@ -29,7 +29,8 @@ export interface RunResult {
   workspace: string;
   strategy: Strategy;
   attempts: number;
-  plans: { round: number; steps: { purpose: string; path: string }[]; rejections: Rejection[] }[];
+  profile: PlanProfile;
+  plans: { round: number; goal?: string; steps: ProposedStep[]; rejections: Rejection[] }[];
   completed: Record<string, { sha256: string; bytes: number; round: number }>;
   answer: string | null;
   check: AnswerCheck | null;
@@ -55,7 +56,13 @@ export function toResult(id: string, view: RunView): RunResult {
     workspace: view.workspace,
     strategy: view.strategy,
     attempts: attemptsOf(view),
-    plans: view.rounds.map((r) => ({ round: r.round, steps: r.proposed ?? [], rejections: r.rejections })),
+    profile: view.profile,
+    plans: view.rounds.map((r) => ({
+      round: r.round,
+      ...(r.goal === null ? {} : { goal: r.goal }),
+      steps: r.proposed ?? [],
+      rejections: r.rejections,
+    })),
     completed,
     answer: view.answer,
     check: view.check,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Strategy } from './events';
+import { PlanProfile, Strategy } from './events';
 
 /** What a person (form, API, CLI) asks for when starting a run. */
 export const RunRequest = z.strictObject({
@@ -8,5 +8,6 @@ export const RunRequest = z.strictObject({
   workspace: z.string().trim().min(1).max(4096).optional(),
   maxRounds: z.coerce.number().int().min(1).max(10).optional(),
   strategy: Strategy.optional(),
+  profile: PlanProfile.optional(),
 });
 export type RunRequest = z.infer<typeof RunRequest>;

@@ -1,6 +1,16 @@
 import type { ErrorInfo } from './codes';
 import type { AnswerCheck } from './checker';
-import type { CallLabel, ObservationMeta, ProposedStep, Rejection, ReplanReason, RunEvent, RunLimits, Strategy } from './events';
+import type {
+  CallLabel,
+  ObservationMeta,
+  PlanProfile,
+  ProposedStep,
+  Rejection,
+  ReplanReason,
+  RunEvent,
+  RunLimits,
+  Strategy,
+} from './events';
 import type { ClaimReview } from './review';
 
 /**
@@ -16,6 +26,8 @@ export interface StepView {
   index: number;
   purpose: string;
   path: string;
+  /** General plans: the step as accepted (id, kind, tool, args, dependsOn). */
+  step: ProposedStep;
   status: StepStatus;
   startedAt: number | null;
   durationMs: number | null;
@@ -23,6 +35,9 @@ export interface StepView {
   /** For a cached step: the round whose observation was reused. */
   fromRound: number | null;
   sha256: string | null;
+  /** A reasoning step's result, and the summary of completed steps it was given. */
+  result: string | null;
+  summary: string | null;
 }
 
 export interface RoundView {
@@ -31,6 +46,8 @@ export interface RoundView {
   call: string | null;
   /** The plan exactly as the model proposed it; null when it did not parse. */
   proposed: ProposedStep[] | null;
+  /** A general plan's goal. */
+  goal: string | null;
   rejections: Rejection[];
   accepted: boolean;
   steps: StepView[];
@@ -75,6 +92,7 @@ export interface RunView {
   host: string | null;
   workspace: string;
   strategy: Strategy;
+  profile: PlanProfile;
   limits: RunLimits | null;
   status: RunStatus;
   createdAt: number | null;
@@ -99,6 +117,7 @@ export const emptyRun: RunView = {
   host: null,
   workspace: '',
   strategy: 'plan-execute',
+  profile: 'file',
   limits: null,
   status: 'queued',
   createdAt: null,
@@ -136,6 +155,7 @@ function reduce(s: RunView, e: RunEvent): RunView {
         host: e.host,
         workspace: e.workspace,
         strategy: e.strategy,
+        profile: e.profile,
         limits: e.limits,
         status: 'queued',
         createdAt: e.at,
@@ -194,7 +214,10 @@ function reduce(s: RunView, e: RunEvent): RunView {
         ),
       };
     case 'plan_proposed':
-      return { ...s, rounds: upsertRound(s.rounds, e.round, (r) => ({ ...r, call: e.call, proposed: e.steps })) };
+      return {
+        ...s,
+        rounds: upsertRound(s.rounds, e.round, (r) => ({ ...r, call: e.call, proposed: e.steps, goal: e.goal ?? null })),
+      };
     case 'plan_rejected':
       return { ...s, rounds: upsertRound(s.rounds, e.round, (r) => ({ ...r, rejections: e.rejections })) };
     case 'plan_accepted':
@@ -203,16 +226,20 @@ function reduce(s: RunView, e: RunEvent): RunView {
         rounds: upsertRound(s.rounds, e.round, (r) => ({
           ...r,
           accepted: true,
+          goal: e.goal ?? r.goal,
           steps: e.steps.map((step, index) => ({
             index,
             purpose: step.purpose,
             path: step.path,
+            step,
             status: 'pending',
             startedAt: null,
             durationMs: null,
             error: null,
             fromRound: null,
             sha256: null,
+            result: null,
+            summary: null,
           })),
         })),
       };
@@ -256,6 +283,15 @@ function reduce(s: RunView, e: RunEvent): RunView {
         durationMs: e.durationMs,
         error: { code: e.code, message: e.message },
       }));
+    case 'step_reasoned':
+      return updateStep(s, e.round, e.index, (st) => ({
+        ...st,
+        status: e.status,
+        durationMs: e.durationMs,
+        result: e.result,
+        summary: e.summary,
+        error: e.status === 'failed' ? { code: 'reasoning_failed', message: e.reason } : null,
+      }));
     case 'replan_requested':
       return { ...s, rounds: upsertRound(s.rounds, e.fromRound, (r) => ({ ...r, replanReasons: e.reasons })) };
     case 'answer_ready':
@@ -275,7 +311,16 @@ function reduce(s: RunView, e: RunEvent): RunView {
 function upsertRound(rounds: RoundView[], round: number, change: (r: RoundView) => RoundView): RoundView[] {
   const existing = rounds.find((r) => r.round === round);
   if (!existing) {
-    const fresh: RoundView = { round, call: null, proposed: null, rejections: [], accepted: false, steps: [], replanReasons: [] };
+    const fresh: RoundView = {
+      round,
+      call: null,
+      proposed: null,
+      goal: null,
+      rejections: [],
+      accepted: false,
+      steps: [],
+      replanReasons: [],
+    };
     return [...rounds, change(fresh)].sort((a, b) => a.round - b.round);
   }
   return rounds.map((r) => (r.round === round ? change(r) : r));

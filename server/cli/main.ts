@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ExitCode } from '../../lib/codes';
-import { Strategy } from '../../lib/events';
+import { PlanProfile, Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
 import { ConfigError, loadConfig } from '../config';
 import { RequestError } from '../runs/request-error';
@@ -8,7 +8,7 @@ import { createRuntime } from '../runtime';
 import { progressLine, summaryTable } from './progress';
 
 const USAGE =
-  'usage: npm run planscope -- run "<task>" [--workspace DIR] [--model NAME] [--strategy plan-execute|react] [--max-rounds N] [--json]';
+  'usage: npm run planscope -- run "<task>" [--workspace DIR] [--model NAME] [--strategy plan-execute|react] [--profile file|general] [--max-rounds N] [--json]';
 
 function fail(reason: string): never {
   process.stderr.write(`planscope: ${reason}\n${USAGE}\n`);
@@ -24,6 +24,7 @@ function parseCli(argv: string[]) {
         workspace: { type: 'string' },
         model: { type: 'string' },
         strategy: { type: 'string' },
+        profile: { type: 'string' },
         'max-rounds': { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -50,6 +51,10 @@ async function main(): Promise<number> {
   if (strategy !== undefined && !Strategy.options.includes(strategy as Strategy)) {
     fail(`--strategy takes ${Strategy.options.join(' or ')}`);
   }
+  const profile = values.profile;
+  if (profile !== undefined && !PlanProfile.options.includes(profile as PlanProfile)) {
+    fail(`--profile takes ${PlanProfile.options.join(' or ')}`);
+  }
 
   let runtime;
   try {
@@ -61,7 +66,7 @@ async function main(): Promise<number> {
   try {
     let id: string;
     try {
-      ({ id } = runtime.registry.start({ task, model: values.model, workspace: values.workspace, maxRounds, strategy }));
+      ({ id } = runtime.registry.start({ task, model: values.model, workspace: values.workspace, maxRounds, strategy, profile }));
     } catch (error) {
       if (error instanceof RequestError) fail(error.message);
       throw error;

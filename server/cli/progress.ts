@@ -14,7 +14,10 @@ export function progressLine(e: RunEvent): string | null {
         ? `✓    ${e.call} ${Math.round(e.durationMs)} ms, ${e.responseChars} chars, done_reason ${e.doneReason ?? '-'}`
         : `✗    ${e.call} ${e.error?.code}: ${e.error?.message}`;
     case 'plan_proposed':
-      return [`plan round ${e.round}:`, ...e.steps.map((s, i) => `     ${i + 1}. ${s.path} — ${s.purpose}`)].join('\n');
+      return [
+        `plan round ${e.round}:${e.goal ? ` ${e.goal}` : ''}`,
+        ...e.steps.map((s, i) => `     ${s.id ?? i + 1}. ${s.path} — ${s.purpose}${s.dependsOn?.length ? ` (after ${s.dependsOn.join(', ')})` : ''}`),
+      ].join('\n');
     case 'plan_rejected':
       return [
         `✗    round ${e.round} rejected:`,
@@ -26,6 +29,8 @@ export function progressLine(e: RunEvent): string | null {
       return `=    ${e.path} reused from round ${e.fromRound}`;
     case 'step_finished':
       return `✓    ${e.path} read: ${e.observation.bytes} bytes, ${e.observation.lines} lines, sha256 ${e.observation.sha256.slice(0, 12)}`;
+    case 'step_reasoned':
+      return e.status === 'done' ? `✓    reasoning: ${e.result.split('\n')[0]}` : `✗    reasoning failed: ${e.reason}`;
     case 'step_failed':
       return `✗    ${e.path} ${e.code}: ${e.message}`;
     case 'replan_requested':

@@ -1,4 +1,5 @@
-import type { RunLimits, Strategy } from '../../lib/events';
+import type { PlanProfile, RunLimits, Strategy } from '../../lib/events';
+import type { ExternalTools } from './tools';
 import type { PlanLimits } from '../../lib/plan';
 import type { Model } from '../llm/types';
 import type { WorkspaceBridge } from '../mcp/types';
@@ -8,6 +9,9 @@ import type { RunRecorder } from '../runs/recorder';
 export interface RunContext {
   task: string;
   strategy: Strategy;
+  profile: PlanProfile;
+  /** Tools of other MCP servers, for general plans. */
+  externalTools: ExternalTools;
   /** Whether the Reviewer pass runs after the Checker. */
   review: boolean;
   model: Model;

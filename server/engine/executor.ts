@@ -1,6 +1,7 @@
 import type { ObservationMeta, ProposedStep, ReplanReason } from '../../lib/events';
 import type { FileRead } from '../mcp/types';
-import { RunStop, type RunContext } from './context';
+import { RunStop, stopIfAborted, type RunContext } from './context';
+import { runDag } from './dag';
 
 /** An observation the executor obtained, kept across rounds and keyed by path. */
 export interface Completed {
@@ -37,30 +38,31 @@ export async function executeSteps(
   budget: ToolBudget,
 ): Promise<ReplanReason[]> {
   const failures: ReplanReason[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < steps.length) {
-      const index = next++;
-      const failure = await executeStep(ctx, round, index, steps[index]!, completed, budget);
+  await runDag(
+    steps.length,
+    () => [],
+    ctx.limits.stepConcurrency,
+    async (index) => {
+      const failure = await readStep(ctx, round, index, steps[index]!.path, completed, budget);
       if (failure) failures.push(failure);
-    }
-  };
-  const workers = Array.from({ length: Math.min(ctx.limits.stepConcurrency, steps.length) }, worker);
-  await Promise.all(workers);
+      return failure === null;
+    },
+    () => {},
+  );
   return failures.sort((a, b) => (a.step ?? 0) - (b.step ?? 0));
 }
 
-async function executeStep(
+/** One read through the bridge, reusing an unchanged earlier observation of the same path. */
+export async function readStep(
   ctx: RunContext,
   round: number,
   index: number,
-  step: ProposedStep,
+  path: string,
   completed: Map<string, Completed>,
   budget: ToolBudget,
 ): Promise<ReplanReason | null> {
-  if (ctx.signal.aborted) throw new RunStop(ctx.abortReason(), 'The run was stopped before this step.');
+  stopIfAborted(ctx);
   const { recorder, bridge } = ctx;
-  const path = step.path;
   recorder.emit({ type: 'step_started', round, index, path });
   const started = performance.now();
 
@@ -96,6 +98,11 @@ async function executeStep(
 }
 
 function observe(ctx: RunContext, read: FileRead): ObservationMeta {
-  const artifact = ctx.recorder.artifact(`observation/${read.sha256.slice(0, 16)}/${read.path}`, read.text);
-  return { path: read.path, sha256: read.sha256, bytes: read.bytes, lines: read.lines, mtimeMs: read.mtimeMs, artifact };
+  return observation(ctx, read.path, read.text, read.sha256, read.mtimeMs, read.lines);
+}
+
+/** Keeps observed text as an artifact and describes it; tool outputs other than files are observations too. */
+export function observation(ctx: RunContext, path: string, text: string, sha256: string, mtimeMs: number, lines: number): ObservationMeta {
+  const artifact = ctx.recorder.artifact(`observation/${sha256.slice(0, 16)}/${path}`, text);
+  return { path, sha256, bytes: Buffer.byteLength(text), lines, mtimeMs, artifact };
 }

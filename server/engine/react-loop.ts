@@ -14,8 +14,12 @@ import { actorMessages, type ActorTurn } from './prompts';
  * plan, so the same events, Result and page show it. Bounded: at most
  * `maxRounds x maxSteps` turns, the most reads a plan-and-execute run may make.
  */
-export async function gatherByReact(ctx: RunContext, files: WorkspaceFile[], budget: ToolBudget): Promise<Map<string, Completed>> {
-  const completed = new Map<string, Completed>();
+export async function gatherByReact(
+  ctx: RunContext,
+  files: WorkspaceFile[],
+  budget: ToolBudget,
+  completed: Map<string, Completed>,
+): Promise<void> {
   const turns: ActorTurn[] = [];
   const maxTurns = ctx.limits.maxRounds * ctx.limits.maxSteps;
   const schema = actorJsonSchema();
@@ -38,7 +42,7 @@ export async function gatherByReact(ctx: RunContext, files: WorkspaceFile[], bud
     }
     const step = parsed.value;
     if (step.action === 'finish') {
-      if (completed.size > 0) return completed;
+      if (completed.size > 0) return;
       turns.push({ thought: step.thought, path: null, outcome: 'rejected: nothing has been read yet; read a file first.' });
       continue;
     }
@@ -60,6 +64,6 @@ export async function gatherByReact(ctx: RunContext, files: WorkspaceFile[], bud
       text: failure ? undefined : completed.get(path)?.text,
     });
   }
-  if (completed.size > 0) return completed;
+  if (completed.size > 0) return;
   throw new RunStop('max_rounds_exceeded', `The ReAct loop used all ${maxTurns} turns without reading any file.`);
 }

@@ -2,7 +2,8 @@ import type { ReplanReason } from '../../lib/events';
 import { ModelCallError } from '../llm/types';
 import type { WorkspaceFile } from '../mcp/types';
 import { RunStop, stopIfAborted, type RunContext } from './context';
-import { executeSteps, ToolBudget, type Completed } from './executor';
+import { executeSteps, ToolBudget } from './executor';
+import { executeGeneralSteps, planGeneralRound, type GeneralMemory } from './general';
 import { planRound } from './planner';
 import type { RoundLesson } from './prompts';
 import { gatherByReact } from './react-loop';
@@ -23,10 +24,12 @@ export async function runAgent(ctx: RunContext): Promise<void> {
     const files = await ctx.bridge.listFiles().catch((error: Error) => {
       throw new RunStop('bridge_unavailable', `The workspace bridge could not list files: ${error.message}`);
     });
-    const completed =
-      ctx.strategy === 'react' ? await gatherByReact(ctx, files, budget) : await gatherByPlan(ctx, files, budget);
+    const memory: GeneralMemory = { observations: new Map(), conclusions: [] };
+    if (ctx.strategy === 'react') await gatherByReact(ctx, files, budget, memory.observations);
+    else await gatherByPlan(ctx, files, budget, memory);
+    const completed = memory.observations;
     stopIfAborted(ctx);
-    const check = await synthesize(ctx, completed);
+    const check = await synthesize(ctx, completed, memory.conclusions.map((c) => `#${c.id} ${c.purpose}: ${c.result}`));
     if (ctx.review) {
       stopIfAborted(ctx);
       await review(ctx, check.claims, completed);
@@ -37,16 +40,26 @@ export async function runAgent(ctx: RunContext): Promise<void> {
   }
 }
 
-/** Plan, validate, execute; re-plan on rejection or failure within the round bound. */
-async function gatherByPlan(ctx: RunContext, files: WorkspaceFile[], budget: ToolBudget): Promise<Map<string, Completed>> {
-  const completed = new Map<string, Completed>();
+/**
+ * Plan, validate, execute; re-plan on rejection or failure within the round
+ * bound. Observations (and a general plan's reasoning results) accumulate in
+ * `memory` across rounds.
+ */
+async function gatherByPlan(ctx: RunContext, files: WorkspaceFile[], budget: ToolBudget, memory: GeneralMemory): Promise<void> {
+  const completed = memory.observations;
   const lessons: RoundLesson[] = [];
   for (let round = 1; round <= ctx.limits.maxRounds; round++) {
     stopIfAborted(ctx);
-    const plan = await planRound(ctx, round, files, lessons, [...completed.keys()]);
+    const plan =
+      ctx.profile === 'general'
+        ? await planGeneralRound(ctx, round, files, lessons, memory)
+        : await planRound(ctx, round, files, lessons, [...completed.keys()]);
     if (plan.accepted) {
-      const failures: ReplanReason[] = await executeSteps(ctx, round, plan.steps, completed, budget);
-      if (failures.length === 0) return completed;
+      const failures: ReplanReason[] =
+        ctx.profile === 'general'
+          ? await executeGeneralSteps(ctx, round, plan.goal ?? ctx.task, plan.steps, memory, budget)
+          : await executeSteps(ctx, round, plan.steps, completed, budget);
+      if (failures.length === 0) return;
       lessons.push({ round, proposed: plan.steps, rejections: [], failures });
     } else {
       lessons.push({ round, proposed: plan.proposed, rejections: plan.rejections, failures: [] });

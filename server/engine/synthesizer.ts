@@ -10,7 +10,7 @@ import { cachedAnswerJsonSchema } from './schemas';
  * The Synthesizer writes from evidence only; the Checker then judges every
  * citation against what was actually observed. Both verdicts are events.
  */
-export async function synthesize(ctx: RunContext, completed: Map<string, Completed>): Promise<AnswerCheck> {
+export async function synthesize(ctx: RunContext, completed: Map<string, Completed>, conclusions: string[] = []): Promise<AnswerCheck> {
   const observations = [...completed.values()]
     .sort((a, b) => a.meta.path.localeCompare(b.meta.path))
     .map((c) => ({ path: c.meta.path, text: c.text }));
@@ -18,7 +18,7 @@ export async function synthesize(ctx: RunContext, completed: Map<string, Complet
   const { call, reply } = await callModel(ctx, {
     label: 'synthesizer',
     round: null,
-    messages: synthesizerMessages({ task: ctx.task, schema, observations, maxEvidenceChars: ctx.limits.maxEvidenceChars }),
+    messages: synthesizerMessages({ task: ctx.task, schema, observations, maxEvidenceChars: ctx.limits.maxEvidenceChars, conclusions }),
     format: schema,
     input: { kind: 'answer', task: ctx.task, observations },
   });

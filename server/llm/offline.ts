@@ -4,7 +4,18 @@ import type { Plan } from '../../lib/plan';
 import { OFFLINE_MODEL } from '../config';
 import type { ActorStep } from '../../lib/react';
 import { PLAN_MARKERS, type Review } from '../../lib/review';
-import type { ActorInput, Model, ModelReply, ModelRequest, PlannerInput, ReviewerInput, SynthesizerInput } from './types';
+import { READ_FILE_TOOL, type GeneralPlan, type ReasoningOutcome } from '../../lib/general-plan';
+import type {
+  ActorInput,
+  GeneralPlannerInput,
+  Model,
+  ModelReply,
+  ModelRequest,
+  PlannerInput,
+  ReasoningInput,
+  ReviewerInput,
+  SynthesizerInput,
+} from './types';
 
 /**
  * The offline baseline: a real, deterministic planner and answerer with no
@@ -44,6 +55,10 @@ function offlineReply(input: ModelRequest['input']): unknown {
       return offlineAct(input);
     case 'review':
       return offlineReview(input);
+    case 'general-plan':
+      return offlineGeneralPlan(input);
+    case 'reason':
+      return offlineReasoning(input);
   }
 }
 
@@ -173,4 +188,34 @@ export function offlineReview(input: ReviewerInput): Review {
         : { claim: c.claim, verdict: 'supported', reason: 'The claim quotes the cited lines.' };
     }),
   };
+}
+
+/** A general plan, offline: read the best-ranked files, then one reasoning step over all of them. */
+export function offlineGeneralPlan(input: GeneralPlannerInput): GeneralPlan {
+  const reads = offlinePlan({
+    kind: 'plan',
+    task: input.task,
+    files: input.files,
+    maxSteps: Math.max(1, input.maxSteps - 1),
+    completedPaths: [],
+    avoidPaths: input.avoidPaths,
+  }).steps;
+  return {
+    goal: `Answer from the workspace: ${input.task}`.slice(0, 300),
+    steps: [
+      ...reads.map((r, i) => ({ id: i + 1, kind: 'tool' as const, tool: READ_FILE_TOOL, args: { path: r.path }, purpose: r.purpose, dependsOn: [] })),
+      {
+        id: reads.length + 1,
+        kind: 'reason' as const,
+        purpose: 'Pick the lines of the files read that answer the task.',
+        dependsOn: reads.map((_, i) => i + 1),
+      },
+    ],
+  };
+}
+
+/** A reasoning step, offline: the best-matching lines of its evidence, quoted. */
+export function offlineReasoning(input: ReasoningInput): ReasoningOutcome {
+  const { claims } = offlineAnswer({ kind: 'answer', task: input.task, observations: input.evidence });
+  return { status: 'done', result: claims.map((c) => c.text).join('\n').slice(0, 4000), reason: '' };
 }

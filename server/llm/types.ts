@@ -14,7 +14,7 @@ export interface ModelRequest {
   /** JSON Schema generated from a zod schema, passed as Ollama `format`. */
   format: Record<string, unknown>;
   /** Structured input the offline baseline works from (it reads no prompt text). */
-  input: PlannerInput | SynthesizerInput | ActorInput | ReviewerInput;
+  input: PlannerInput | GeneralPlannerInput | SynthesizerInput | ActorInput | ReviewerInput | ReasoningInput;
   signal: AbortSignal;
   /** Per-call timeout; hitting it is a `timeout` failure. */
   timeoutMs: number;
@@ -34,6 +34,24 @@ export interface SynthesizerInput {
   kind: 'answer';
   task: string;
   observations: { path: string; text: string }[];
+}
+
+/** A general plan: the tools on offer besides the workspace's files. */
+export interface GeneralPlannerInput {
+  kind: 'general-plan';
+  task: string;
+  files: { path: string; bytes: number }[];
+  tools: string[];
+  maxSteps: number;
+  avoidPaths: string[];
+}
+
+/** A reasoning step of a general plan: its purpose and the evidence of the steps it depends on. */
+export interface ReasoningInput {
+  kind: 'reason';
+  task: string;
+  purpose: string;
+  evidence: { path: string; text: string }[];
 }
 
 /** One ReAct step: what has been read so far, to choose the next read or finish. */

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunEvent, RunLimits, Strategy } from '../../lib/events';
+import type { PlanProfile, RunEvent, RunLimits, Strategy } from '../../lib/events';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { RunRequest } from '../../lib/run-request';
 import { emptyRun, foldRun, isTerminal, type RunView } from '../../lib/run-state';
 import type { Config } from '../config';
 import { runAgent } from '../engine/run-loop';
+import { NO_EXTERNAL_TOOLS, type ExternalTools } from '../engine/tools';
 import { resolveModel } from '../llm/resolve';
 import type { RunStore } from '../store/run-store';
 import type { BridgePool } from './bridge-pool';
@@ -38,6 +39,8 @@ export class RunRegistry {
     private readonly store: RunStore,
     private readonly bus: RunBus,
     private readonly bridges: BridgePool,
+    /** Tools of the other configured MCP servers, connected once at start-up. */
+    private readonly externalTools: () => Promise<ExternalTools> = async () => NO_EXTERNAL_TOOLS,
   ) {}
 
   start(input: unknown): { id: string } {
@@ -46,6 +49,7 @@ export class RunRegistry {
     const model = resolveModel(request.model ?? this.config.model, this.config);
     const limits: RunLimits = { ...this.config.limits, maxRounds: request.maxRounds ?? this.config.limits.maxRounds };
     const strategy = request.strategy ?? 'plan-execute';
+    const profile = request.profile ?? 'file';
     const id = newRunId();
     this.store.createRun({
       id,
@@ -65,6 +69,7 @@ export class RunRegistry {
       host: model.host,
       workspace,
       strategy,
+      profile,
       limits,
     });
 
@@ -76,7 +81,7 @@ export class RunRegistry {
       done,
       settle,
       start: () => {
-        void this.execute(id, live, recorder, model, workspace, limits, strategy);
+        void this.execute(id, live, recorder, model, workspace, limits, strategy, profile);
       },
     };
     this.live.set(id, live);
@@ -120,7 +125,11 @@ export class RunRegistry {
   recoverInterrupted(): number {
     let recovered = 0;
     for (const row of this.store.unfinishedRuns()) {
-      if (row.ownerPid === process.pid || processAlive(row.ownerPid)) continue;
+      // Live here: ours and still going. Another live process (a CLI run): its own. A run recorded under
+      // OUR pid that this registry does not hold was left by an earlier process that had the same pid, as
+      // happens when a container restarts (the server is pid 1, or the same small number, every time).
+      if (this.live.has(row.id)) continue;
+      if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) continue;
       const recorder = this.recorderFor(row.id);
       recorder.emit({
         type: 'run_finished',
@@ -143,18 +152,21 @@ export class RunRegistry {
   }
 
   private parseRequest(input: unknown): RunRequest {
+    // Length first: a task over the schema's own ceiling would otherwise come back as a 400 schema
+    // message instead of the 413 task_too_long every other oversized task gets.
+    const task = typeof input === 'object' && input !== null ? (input as { task?: unknown }).task : undefined;
+    if (typeof task === 'string' && task.trim().length > this.config.maxTaskChars) throw this.taskTooLong(task.trim().length);
     const parsed = RunRequest.safeParse(input);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new RequestError('invalid_request', `${issue?.path.join('.') || 'request'}: ${issue?.message ?? 'invalid'}`);
     }
-    if (parsed.data.task.length > this.config.maxTaskChars) {
-      throw new RequestError(
-        'task_too_long',
-        `The task is ${parsed.data.task.length} characters; the limit is ${this.config.maxTaskChars}.`,
-      );
-    }
+    if (parsed.data.task.length > this.config.maxTaskChars) throw this.taskTooLong(parsed.data.task.length);
     return parsed.data;
+  }
+
+  private taskTooLong(length: number): RequestError {
+    return new RequestError('task_too_long', `The task is ${length} characters; the limit is ${this.config.maxTaskChars}.`);
   }
 
   private pump(): void {
@@ -175,6 +187,7 @@ export class RunRegistry {
     workspace: string,
     limits: RunLimits,
     strategy: Strategy,
+    profile: PlanProfile,
   ): Promise<void> {
     const timer = setTimeout(() => {
       live.stopReason ??= 'timeout';
@@ -194,6 +207,8 @@ export class RunRegistry {
         await runAgent({
           task: recorder.view.task,
           strategy,
+          profile,
+          externalTools: await this.externalTools(),
           review: this.config.review,
           model,
           bridge,

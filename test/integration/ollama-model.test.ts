@@ -404,7 +404,7 @@ describe('the fake Ollama itself', () => {
       const url = /^fake-ollama listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line)?.[1];
       expect(url).toBeDefined();
 
-      const health = await checkOllama(url ?? '', 2_000);
+      const health = await checkOllama(url ?? '', 10_000);
       expect(health.models).toEqual(['gemma3:4b']);
 
       child.kill('SIGTERM');

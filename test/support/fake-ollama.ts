@@ -42,6 +42,7 @@ export type FakeScript = {
   synthesizer?: FakeReply[];
   reviewer?: FakeReply[];
   actor?: FakeReply[];
+  executor?: FakeReply[];
 };
 
 export interface RecordedRequest {
@@ -74,8 +75,9 @@ const ROLE_BY_PROPERTY = [
   ['steps', 'planner'],
   ['reviews', 'reviewer'],
   ['action', 'actor'],
+  ['status', 'executor'],
 ] as const;
-const CHAT_ROLES = ['planner', 'synthesizer', 'reviewer', 'actor'] as const;
+const CHAT_ROLES = ['planner', 'synthesizer', 'reviewer', 'actor', 'executor'] as const;
 type ChatRole = (typeof CHAT_ROLES)[number];
 
 export async function startFakeOllama(script: FakeScript = {}, opts: { port?: number } = {}): Promise<FakeOllama> {
@@ -298,7 +300,7 @@ function roleOf(format: unknown): ChatRole {
 }
 
 function emptyQueues(): Record<ChatRole, FakeReply[]> {
-  return { planner: [], synthesizer: [], reviewer: [], actor: [] };
+  return { planner: [], synthesizer: [], reviewer: [], actor: [], executor: [] };
 }
 
 async function streamReply(reply: FakeReply, request: ChatBody, res: ServerResponse, gone: AbortSignal) {

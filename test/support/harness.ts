@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { RunEvent, Strategy } from '../../lib/events';
+import type { PlanProfile, RunEvent, Strategy } from '../../lib/events';
 import { toResult, type RunResult } from '../../lib/result';
 import type { RunView } from '../../lib/run-state';
 import { loadConfig } from '../../server/config';
@@ -26,6 +26,7 @@ export interface RunOptions {
   model?: string;
   maxRounds?: number;
   strategy?: Strategy;
+  profile?: PlanProfile;
   onEvent?: (e: RunEvent) => void;
 }
 
@@ -68,7 +69,7 @@ export async function startHarness(script: FakeScript = {}, env: Record<string, 
     workspace,
     dataDir,
     async run(task, options = {}) {
-      const { id } = runtime.registry.start({ task, model: options.model, maxRounds: options.maxRounds, strategy: options.strategy });
+      const { id } = runtime.registry.start({ task, model: options.model, maxRounds: options.maxRounds, strategy: options.strategy, profile: options.profile });
       const unsubscribe = options.onEvent ? runtime.bus.subscribe(id, options.onEvent) : () => {};
       const view = await runtime.registry.waitFor(id);
       unsubscribe();

@@ -12,7 +12,7 @@ function stamp(events: NewRunEvent[]): RunEvent[] {
 
 /** A run of two rounds: a missing file in round 1, a cached read and a new one in round 2. */
 const RUN = stamp([
-  { type: 'run_created', task: 't', model: 'm', baseline: false, host: null, workspace: '/w', strategy: 'plan-execute', limits: LIMITS },
+  { type: 'run_created', task: 't', model: 'm', baseline: false, host: null, workspace: '/w', strategy: 'plan-execute', profile: 'file', limits: LIMITS },
   { type: 'run_started' },
   { type: 'llm_call_started', call: 'planner#1', label: 'planner', round: 1, model: 'm', host: null, promptChars: 100, promptArtifact: 'p1' },
   {

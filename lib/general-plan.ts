@@ -1,0 +1,194 @@
+import { z } from 'zod';
+import type { ProposedStep, Rejection } from './events';
+import type { PlanLimits } from './plan';
+import { checkPlanPath } from './policy';
+import { parseStructured } from './structured';
+
+/**
+ * The general plan profile (the second write-up's plans): a goal and
+ * numbered steps, each either a call of a tool offered by a connected MCP
+ * server or a reasoning step the model carries out, with `dependsOn` naming
+ * earlier steps it needs. The JSON Schema sent to the model is generated from
+ * the tools actually connected, so it can only name tools that exist.
+ */
+
+/** A tool as plans see it: the qualified name (`server.tool`) and its declared input schema. */
+export interface ToolSpec {
+  qualified: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** The built-in workspace bridge's tools, as every general plan can use them. */
+export const READ_FILE_TOOL = 'workspace.read_file';
+export const LIST_FILES_TOOL = 'workspace.list_files';
+
+const MAX_STEP_ID = 99;
+
+function common(limits: PlanLimits) {
+  return {
+    id: z.int().min(1).max(MAX_STEP_ID),
+    purpose: z.string().min(1).max(limits.maxPurposeChars),
+    dependsOn: z.array(z.int().min(1).max(MAX_STEP_ID)).max(limits.maxSteps),
+  };
+}
+
+/** Builds a zod validator from a tool's declared JSON Schema; a schema zod cannot read accepts any object. */
+export function toolArgsSchema(tool: ToolSpec): z.ZodType<Record<string, unknown>> {
+  try {
+    return z.fromJSONSchema(tool.inputSchema) as z.ZodType<Record<string, unknown>>;
+  } catch {
+    return z.record(z.string(), z.unknown());
+  }
+}
+
+/** The strict schema: sent as `format`, one branch per connected tool plus the reasoning step. */
+export function generalPlanSchema(tools: readonly ToolSpec[], limits: PlanLimits) {
+  const toolSteps = tools.map((tool) =>
+    z.strictObject({ ...common(limits), kind: z.literal('tool'), tool: z.literal(tool.qualified), args: toolArgsSchema(tool) }),
+  );
+  const reasonStep = z.strictObject({ ...common(limits), kind: z.literal('reason') });
+  return z.strictObject({
+    goal: z.string().min(1).max(limits.maxPurposeChars),
+    steps: z.array(z.union([reasonStep, ...toolSteps])).min(1).max(limits.maxSteps),
+  });
+}
+
+export function generalPlanJsonSchema(tools: readonly ToolSpec[], limits: PlanLimits): Record<string, unknown> {
+  return z.toJSONSchema(generalPlanSchema(tools, limits)) as Record<string, unknown>;
+}
+
+/**
+ * The shape a reply is parsed with: the same fields, with the tool a plain
+ * string and its arguments any object, so that a tool that does not exist or
+ * arguments that break its schema are reported per step, with their own
+ * codes, by `validateGeneralPlan`.
+ */
+export function generalPlanShape(limits: PlanLimits) {
+  const { id, purpose } = common(limits);
+  return z.strictObject({
+    goal: z.string().min(1).max(limits.maxPurposeChars),
+    steps: z
+      .array(
+        z.strictObject({
+          id,
+          purpose,
+          dependsOn: z.array(z.int()).max(limits.maxSteps).default([]),
+          kind: z.enum(['tool', 'reason']),
+          tool: z.string().max(200).optional(),
+          args: z.record(z.string(), z.unknown()).optional(),
+        }),
+      )
+      .min(1)
+      .max(limits.maxSteps),
+  });
+}
+export type GeneralPlan = z.infer<ReturnType<typeof generalPlanShape>>;
+
+export function parseGeneralPlan(raw: string, doneReason: string | null, limits: PlanLimits) {
+  return parseStructured(generalPlanShape(limits), raw, doneReason, 'a plan');
+}
+
+/** Argument names that hold a workspace path: the path policy applies to each. */
+const PATH_ARG = /(^|_)(path|paths|file|files|filename|dir|directory)$/i;
+
+export interface GeneralVerdict {
+  steps: ProposedStep[];
+  rejections: Rejection[];
+}
+
+/**
+ * The Validator for general plans: unique ids, dependencies on earlier steps
+ * only (so the plan is a DAG), tools that are connected, arguments that meet
+ * the tool's schema, the path policy on every path-like argument, and no file
+ * read twice.
+ */
+export function validateGeneralPlan(plan: GeneralPlan, tools: readonly ToolSpec[]): GeneralVerdict {
+  const byName = new Map(tools.map((t) => [t.qualified, t]));
+  const rejections: Rejection[] = [];
+  const seenIds = new Set<number>();
+  const readPaths = new Map<string, number>();
+  const steps = plan.steps.map((step, index): ProposedStep => {
+    const reject = (code: Rejection['code'], message: string) => rejections.push({ step: index, code, message });
+    if (seenIds.has(step.id)) reject('schema_invalid', `Step id ${step.id} is used twice.`);
+    const unknownDeps = step.dependsOn.filter((d) => !seenIds.has(d));
+    if (unknownDeps.length > 0) {
+      reject('schema_invalid', `Step ${step.id} depends on ${unknownDeps.join(', ')}, which is not an earlier step.`);
+    }
+    seenIds.add(step.id);
+    const base = { id: step.id, purpose: step.purpose, dependsOn: step.dependsOn };
+    if (step.kind === 'reason') {
+      if (step.tool !== undefined || step.args !== undefined) reject('schema_invalid', `Reasoning step ${step.id} names a tool.`);
+      return { ...base, kind: 'reason', path: `reason #${step.id}` };
+    }
+    const tool = step.tool === undefined ? undefined : byName.get(step.tool);
+    if (!tool) {
+      reject('unsupported_step', step.tool ? `No connected MCP server offers the tool "${step.tool}".` : `Step ${step.id} names no tool.`);
+      return { ...base, kind: 'tool', tool: step.tool ?? '', args: step.args ?? {}, path: step.tool ?? '' };
+    }
+    const parsedArgs = toolArgsSchema(tool).safeParse(step.args ?? {});
+    if (!parsedArgs.success) {
+      const issue = parsedArgs.error.issues[0];
+      reject('schema_invalid', `Arguments of ${tool.qualified} do not match its schema: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+      return { ...base, kind: 'tool', tool: tool.qualified, args: step.args ?? {}, path: tool.qualified };
+    }
+    const args = normalisePathArgs(parsedArgs.data, (code, message) => reject(code, message));
+    if (tool.qualified === READ_FILE_TOOL && typeof args['path'] === 'string') {
+      const first = readPaths.get(args['path']);
+      if (first !== undefined) reject('duplicate_path', `Step ${step.id} reads ${args['path']} again (step ${first} already does).`);
+      else readPaths.set(args['path'], step.id);
+    }
+    return { ...base, kind: 'tool', tool: tool.qualified, args, path: stepTarget(tool.qualified, args) };
+  });
+  return { steps, rejections };
+}
+
+function normalisePathArgs(
+  args: Record<string, unknown>,
+  reject: (code: Rejection['code'], message: string) => void,
+): Record<string, unknown> {
+  const check = (value: string): string => {
+    const verdict = checkPlanPath(value);
+    if (verdict.ok) return verdict.path;
+    reject(verdict.code, verdict.message);
+    return value;
+  };
+  return Object.fromEntries(
+    Object.entries(args).map(([key, value]) => {
+      if (!PATH_ARG.test(key)) return [key, value];
+      if (typeof value === 'string') return [key, check(value)];
+      if (Array.isArray(value)) return [key, value.map((v) => (typeof v === 'string' ? check(v) : v))];
+      return [key, value];
+    }),
+  );
+}
+
+/**
+ * What a step is about, in one short label: the file for a read, otherwise
+ * the tool and its arguments. It keys the step's observation.
+ */
+export function stepTarget(tool: string, args: Record<string, unknown>): string {
+  if (tool === READ_FILE_TOOL && typeof args['path'] === 'string') return args['path'];
+  const shown = Object.entries(args)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ')
+    .replace(/[\u0000-\u001f\\:]/g, ' ');
+  const label = shown ? `${tool} ${shown}` : tool;
+  return label.length > 120 ? `${label.slice(0, 119)}…` : label;
+}
+
+/** The outcome a reasoning step returns: explicit status, no keyword matching on the text. */
+export const ReasoningOutcome = z.strictObject({
+  status: z.enum(['done', 'failed']),
+  result: z.string().max(4000),
+  reason: z.string().max(1000),
+});
+export type ReasoningOutcome = z.infer<typeof ReasoningOutcome>;
+
+export function reasoningJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(ReasoningOutcome) as Record<string, unknown>;
+}
+
+export function parseReasoning(raw: string, doneReason: string | null) {
+  return parseStructured(ReasoningOutcome, raw, doneReason, 'a step outcome');
+}

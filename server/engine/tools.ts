@@ -1,0 +1,36 @@
+import { LIST_FILES_TOOL, READ_FILE_TOOL, type ToolSpec } from '../../lib/general-plan';
+
+/** What a call of a tool from another MCP server gives back. */
+export type ExternalToolOutcome = { ok: true; text: string } | { ok: false; code: 'tool_error'; message: string };
+
+/** Tools of MCP servers other than the workspace bridge, as a run sees them. */
+export interface ExternalTools {
+  specs: ToolSpec[];
+  call(qualified: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ExternalToolOutcome>;
+}
+
+export const NO_EXTERNAL_TOOLS: ExternalTools = {
+  specs: [],
+  call: async (qualified) => ({ ok: false, code: 'tool_error', message: `No MCP server offers ${qualified}.` }),
+};
+
+/** The built-in workspace bridge's tools, offered to every general plan. */
+export function workspaceTools(maxPathChars: number): ToolSpec[] {
+  return [
+    {
+      qualified: READ_FILE_TOOL,
+      description: 'Read one text file of the workspace, by its workspace-relative path.',
+      inputSchema: {
+        type: 'object',
+        properties: { path: { type: 'string', minLength: 1, maxLength: maxPathChars } },
+        required: ['path'],
+        additionalProperties: false,
+      },
+    },
+    {
+      qualified: LIST_FILES_TOOL,
+      description: 'List the readable files of the workspace with their sizes.',
+      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    },
+  ];
+}

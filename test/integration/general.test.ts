@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { generalPlanJsonSchema } from '../../lib/general-plan';
+import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
+import { workspaceTools } from '../../server/engine/tools';
+import { answer, startHarness, type Harness } from '../support/harness';
+
+const TASK = 'How is the model endpoint configured?';
+const read = (id: number, path: string, dependsOn: number[] = []) => ({ id, kind: 'tool', tool: 'workspace.read_file', args: { path }, purpose: `Read ${path}`, dependsOn });
+const reason = (id: number, dependsOn: number[]) => ({ id, kind: 'reason', purpose: 'Say where the endpoint comes from.', dependsOn });
+const generalPlan = (...steps: object[]) => ({ content: JSON.stringify({ goal: 'Find how the endpoint is set', steps }) });
+const outcome = (status: 'done' | 'failed', result: string, reason = '') => ({ content: JSON.stringify({ status, result, reason }) });
+const ANSWER = { content: answer([{ text: 'OLLAMA_HOST sets it.', citations: [{ path: 'src/config.ts', startLine: 27, endLine: 27, quote: 'env.OLLAMA_HOST' }] }]) };
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+type Chat = { format: unknown; messages: { content: string }[] };
+const chats = (harness: Harness) => harness.fake.requests.filter((r) => r.path === '/api/chat').map((r) => r.body as Chat);
+
+describe('the general plan profile', () => {
+  it('runs two reads and a reasoning step that depends on them, with the schema generated from the tools', async () => {
+    h = await startHarness({
+      planner: [generalPlan(read(1, 'src/config.ts'), read(2, 'docs/configuration.md'), reason(3, [1, 2]))],
+      executor: [outcome('done', 'The endpoint is OLLAMA_HOST, default 127.0.0.1:11434.')],
+      synthesizer: [ANSWER],
+    });
+    const { result, view } = await h.run(TASK, { profile: 'general' });
+    expect(result.status).toBe('completed');
+    expect(result.profile).toBe('general');
+    expect(result.plans[0]!.goal).toBe('Find how the endpoint is set');
+    expect(view.rounds[0]!.steps.map((s) => s.status)).toEqual(['done', 'done', 'done']);
+    expect(view.rounds[0]!.steps[2]!.result).toContain('OLLAMA_HOST');
+    // The reasoning step was told what the steps before it did, and given their evidence.
+    const summary = view.rounds[0]!.steps[2]!.summary!;
+    expect(summary).toContain('#1 src/config.ts');
+    expect(summary).toContain('#2 docs/configuration.md');
+    const [planner, executor, synthesizer] = chats(h);
+    expect(planner!.format).toEqual(generalPlanJsonSchema(workspaceTools(DEFAULT_PLAN_LIMITS.maxPathChars), DEFAULT_PLAN_LIMITS));
+    expect(executor!.messages[1]!.content).toContain("18| export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';");
+    expect(synthesizer!.messages[1]!.content).toContain('The endpoint is OLLAMA_HOST');
+  });
+
+  it('re-plans after a reasoning step fails, keeping the completed reads', async () => {
+    h = await startHarness({
+      planner: [
+        generalPlan(read(1, 'src/config.ts'), read(2, 'src/llm.ts'), reason(3, [1, 2])),
+        generalPlan(read(1, 'src/config.ts'), read(2, 'src/llm.ts'), read(3, 'docs/configuration.md'), reason(4, [1, 2, 3])),
+      ],
+      executor: [outcome('failed', '', 'The default is not in these files.'), outcome('done', 'It is OLLAMA_HOST.')],
+      synthesizer: [ANSWER],
+    });
+    const bridge = await h.runtime.bridges.get(fs.realpathSync(h.workspace));
+    const before = bridge.callCounts()['read_file'] ?? 0;
+    const { result, view } = await h.run(TASK, { profile: 'general' });
+    expect(result.status).toBe('completed');
+    expect(result.attempts).toBe(2);
+    expect(view.rounds[0]!.steps[2]!.error).toEqual({ code: 'reasoning_failed', message: 'The default is not in these files.' });
+    expect(view.rounds[0]!.replanReasons.map((r) => r.code)).toEqual(['reasoning_failed']);
+    expect(view.rounds[1]!.steps.map((s) => s.status)).toEqual(['cached', 'cached', 'done', 'done']);
+    // config.ts and llm.ts once each, configuration.md once.
+    expect((bridge.callCounts()['read_file'] ?? 0) - before).toBe(3);
+    expect(chats(h)[2]!.messages[1]!.content).toContain('reasoning_failed');
+  });
+
+  it('does not run a step whose dependency failed', async () => {
+    h = await startHarness({ planner: [generalPlan(read(1, 'src/missing.ts'), reason(2, [1]))] });
+    const { view } = await h.run(TASK, { profile: 'general', maxRounds: 1 });
+    expect(view.rounds[0]!.steps.map((s) => s.error?.code)).toEqual(['not_found', 'dependency_failed']);
+    expect(view.llmCalls.map((c) => c.label)).toEqual(['planner']);
+  });
+
+  it.each([
+    ['a tool no server offers', { id: 1, kind: 'tool', tool: 'shell.exec', args: { cmd: 'cat .env.local' }, purpose: 'x', dependsOn: [] }, 'unsupported_step'],
+    ['arguments that break the tool schema', { id: 1, kind: 'tool', tool: 'workspace.read_file', args: { file: 'src/config.ts' }, purpose: 'x', dependsOn: [] }, 'schema_invalid'],
+    ['a denied path in the arguments', read(1, '.env.local'), 'path_denied'],
+    ['a dependency on a later step', { ...read(1, 'src/config.ts'), dependsOn: [2] }, 'schema_invalid'],
+  ])('rejects %s', async (_name, step, code) => {
+    h = await startHarness({ planner: [generalPlan(step)] });
+    const { result } = await h.run(TASK, { profile: 'general', maxRounds: 1 });
+    expect(result.error?.code).toBe('max_rounds_exceeded');
+    expect(result.plans[0]!.rejections.map((r) => r.code)).toContain(code);
+  });
+
+  it('offline: plans reads plus one reasoning step and answers extractively', async () => {
+    h = await startHarness({}, { OLLAMA_HOST: 'http://127.0.0.1:9' });
+    const { result, view } = await h.run(TASK, { profile: 'general', model: 'offline' });
+    expect(result.status).toBe('completed');
+    const kinds = view.rounds[0]!.steps.map((s) => s.step.kind);
+    expect(kinds.at(-1)).toBe('reason');
+    expect(kinds.slice(0, -1).every((k) => k === 'tool')).toBe(true);
+    expect(view.rounds[0]!.steps.at(-1)!.result).toContain('reads:');
+  });
+});
