@@ -4,6 +4,7 @@ import type { LlmCallView, RoundView } from '@/lib/run-state';
 import { formatDuration } from '../format';
 import { Code } from '../ui/panel';
 import { StatusBadge } from '../ui/status-badge';
+import { GeneralStepDetails } from './general-step-details';
 import { diffRounds } from './round-diff';
 
 /**
@@ -27,7 +28,7 @@ export function PlanRoundCard({
   onOpenCall: (call: string) => void;
 }) {
   const planLevel = round.rejections.filter((r) => r.step === null);
-  const steps = round.proposed ?? (round.accepted ? round.steps.map(({ purpose, path }) => ({ purpose, path })) : []);
+  const steps = round.proposed ?? (round.accepted ? round.steps.map((s) => s.step) : []);
   const verdict = roundVerdict(round, call, runLive);
 
   return (
@@ -48,6 +49,11 @@ export function PlanRoundCard({
       </header>
 
       <div className="space-y-2.5 p-2.5">
+        {round.goal && (
+          <p className="text-xs" data-testid="plan-goal">
+            <span className="muted">Goal:</span> <span className="break-anywhere">{round.goal}</span>
+          </p>
+        )}
         {previous && (round.proposed !== null || round.accepted) && <RoundDiffView previous={previous} round={round} />}
 
         {planLevel.map((r, i) => (
@@ -75,7 +81,7 @@ export function PlanRoundCard({
                   }`}
                 >
                   <div className="flex items-start gap-2">
-                    <span className="mt-px w-4 shrink-0 text-right font-mono text-[11px] text-zinc-400">{index + 1}</span>
+                    <span className="mt-px w-4 shrink-0 text-right font-mono text-[11px] text-zinc-400">{step.id ?? index + 1}</span>
                     <div className="min-w-0 flex-1">
                       <div
                         className={`font-mono text-xs break-anywhere ${rejections.length > 0 ? 'text-red-800 line-through decoration-red-400/70 dark:text-red-300' : ''}`}
@@ -83,6 +89,7 @@ export function PlanRoundCard({
                         {step.path}
                       </div>
                       <div className="mt-0.5 text-xs text-zinc-600 break-anywhere dark:text-zinc-400">{step.purpose}</div>
+                      <GeneralStepDetails step={step} executed={executed} />
                     </div>
                     {executed && <StatusBadge status={executed.status} />}
                   </div>
