@@ -6,6 +6,6 @@
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
-  const { getRuntime } = await import('./server/runtime');
-  getRuntime();
+  const { startServerRuntime } = await import('./server/runtime');
+  startServerRuntime();
 }

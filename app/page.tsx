@@ -1,4 +1,5 @@
 import { HealthLine } from '@/components/start/health-line';
+import { McpServersPanel } from '@/components/start/mcp-servers';
 import { TaskForm } from '@/components/start/task-form';
 import { RunsTable } from '@/components/runs/runs-table';
 import { OFFLINE_MODEL } from '@/server/config';
@@ -33,6 +34,7 @@ export default function StartPage() {
             maxTaskChars: config.maxTaskChars,
           }}
         />
+        <McpServersPanel />
       </section>
       <RunsTable limit={50} />
     </div>

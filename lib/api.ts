@@ -50,6 +50,34 @@ export interface Health {
   maxRounds: number;
 }
 
+/** One tool of an MCP server. Descriptions are the server's own (untrusted) text. */
+export interface McpTool {
+  /** The config name of the server. */
+  server: string;
+  /** The tool's own name. */
+  name: string;
+  /** `${server}.${name}`: what plans name. */
+  qualified: string;
+  /** As the server declared it, cut to a bounded length. */
+  description: string;
+  /** The tool's JSON Schema, as declared. */
+  inputSchema: Record<string, unknown>;
+}
+
+export interface McpServerStatus {
+  name: string;
+  transport: 'stdio' | 'http';
+  status: 'connected' | 'failed';
+  tools: McpTool[];
+  /** Why it failed to start or to list its tools, or why it stopped (with the stderr tail for stdio). */
+  error: string | null;
+}
+
+/** `GET /api/mcp`: the built-in workspace bridge first, then the servers of the config file. */
+export interface McpServersResponse {
+  servers: McpServerStatus[];
+}
+
 export type StartRunOutcome = { ok: true; id: string } | { ok: false; error: ErrorInfo };
 
 /** SSE event names on `GET /api/runs/:id/events`. */

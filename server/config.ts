@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './mcp/servers-config';
 
 /**
  * Configuration is read here, once, from the environment, and validated with
@@ -32,6 +33,8 @@ const Env = z.object({
   PLANSCOPE_NUM_PREDICT: int(1, 131_072, 1600),
   PLANSCOPE_NUM_CTX: int(512, 1_048_576, 8192),
   PLANSCOPE_TEMPERATURE: z.coerce.number().min(0).max(2).default(0.1),
+  /** The JSON config file (extra MCP servers); default `<appRoot>/planscope.config.json`. */
+  PLANSCOPE_CONFIG: z.string().trim().min(1).optional(),
 });
 
 export interface Config {
@@ -59,6 +62,16 @@ export interface Config {
   /** Whether the Reviewer pass follows the Checker. */
   review: boolean;
   ollama: { think: boolean; numPredict: number; numCtx: number; temperature: number };
+  /** Extra MCP tool servers from the config file (`mcpServers`), connected at start-up; see server/mcp/tool-servers.ts. */
+  toolServers: {
+    /** Absolute path of the config file, whether or not it exists. */
+    configFile: string;
+    /** By name, in file order; empty when the file does not exist. Stdio `cwd` is absolute. */
+    servers: Record<string, ServerConfig>;
+    connectTimeoutMs: number;
+    callTimeoutMs: number;
+    maxResultChars: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -66,6 +79,9 @@ export class ConfigError extends Error {
 }
 
 export const OFFLINE_MODEL = 'offline';
+
+/** Spawn or connect, initialize and list tools, per extra MCP server (the bridge allows itself as long). */
+const TOOL_SERVER_CONNECT_TIMEOUT_MS = 20_000;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env, appRoot: string = process.cwd()): Config {
   const parsed = Env.safeParse(pickDefined(env));
@@ -75,6 +91,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   checkListenAddress(e.HOSTNAME, e.PLANSCOPE_TOKEN ?? null, 'HOSTNAME');
+  const configFile = path.resolve(appRoot, e.PLANSCOPE_CONFIG ?? CONFIG_FILE_NAME);
+  let servers: Record<string, ServerConfig>;
+  try {
+    servers = readServersFile(configFile, { required: e.PLANSCOPE_CONFIG !== undefined });
+  } catch (error) {
+    if (error instanceof ServersConfigError) throw new ConfigError(`Invalid configuration: ${error.message}`);
+    throw error;
+  }
   return {
     appRoot,
     ollamaHost: normalizeOllamaHost(e.OLLAMA_HOST),
@@ -103,6 +127,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       numPredict: e.PLANSCOPE_NUM_PREDICT,
       numCtx: e.PLANSCOPE_NUM_CTX,
       temperature: e.PLANSCOPE_TEMPERATURE,
+    },
+    toolServers: {
+      configFile,
+      servers,
+      connectTimeoutMs: TOOL_SERVER_CONNECT_TIMEOUT_MS,
+      callTimeoutMs: e.PLANSCOPE_CALL_TIMEOUT_MS,
+      maxResultChars: e.PLANSCOPE_MAX_EVIDENCE_CHARS,
     },
   };
 }

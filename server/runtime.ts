@@ -1,5 +1,8 @@
+import os from 'node:os';
 import type Database from 'better-sqlite3';
-import { loadConfig, type Config } from './config';
+import { checkListenAddress, ConfigError, loadConfig, nextListenHostname, type Config } from './config';
+import type { ExternalTools } from './engine/tools';
+import { connectToolServers, type ToolServers } from './mcp/tool-servers';
 import { BridgePool } from './runs/bridge-pool';
 import { RunBus } from './runs/bus';
 import { RunRegistry } from './runs/registry';
@@ -13,6 +16,15 @@ export interface Runtime {
   bus: RunBus;
   bridges: BridgePool;
   registry: RunRegistry;
+  /**
+   * The extra MCP servers of the config file, connecting from the moment the
+   * runtime is created. Never rejects: a server that cannot start is listed
+   * as `failed` with its reason.
+   */
+  toolServers: Promise<ToolServers>;
+  /** Aborted once the runtime starts closing: long-lived responses (SSE) end instead of holding the server open. */
+  stopping: AbortSignal;
+  /** Cancels live runs (recorded as such), ends streams, closes the MCP bridges and the database. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -21,8 +33,13 @@ export function createRuntime(config: Config): Runtime {
   const store = new RunStore(db);
   const bus = new RunBus();
   const bridges = new BridgePool(config);
-  const registry = new RunRegistry(config, store, bus, bridges);
+  const stopping = new AbortController();
+  const { servers, connectTimeoutMs, callTimeoutMs, maxResultChars } = config.toolServers;
+  // A shutdown during start-up gives up the connections still being made.
+  const toolServers = connectToolServers({ servers }, { connectTimeoutMs, callTimeoutMs, maxResultChars, signal: stopping.signal });
+  const registry = new RunRegistry(config, store, bus, bridges, () => toolServers.then(asExternalTools));
   registry.recoverInterrupted();
+  let closed: Promise<void> | null = null;
   return {
     config,
     db,
@@ -30,10 +47,17 @@ export function createRuntime(config: Config): Runtime {
     bus,
     bridges,
     registry,
-    async close() {
-      await registry.shutdown();
-      await bridges.closeAll();
-      db.close();
+    toolServers,
+    stopping: stopping.signal,
+    close() {
+      closed ??= (async () => {
+        // Runs first: their final events still reach the streams watching them.
+        await registry.shutdown();
+        stopping.abort();
+        await Promise.all([bridges.closeAll(), toolServers.then((servers) => servers.close())]);
+        db.close();
+      })();
+      return closed;
     },
   };
 }
@@ -47,21 +71,70 @@ const holder = globalThis as typeof globalThis & { __planscopeRuntime?: Runtime 
  */
 export function getRuntime(): Runtime {
   if (!holder.__planscopeRuntime) {
-    const runtime = createRuntime(loadConfig());
+    const config = loadConfig();
+    const listening = nextListenHostname(process.argv);
+    if (listening !== null) checkListenAddress(listening, config.token, 'next start -H');
+    const runtime = createRuntime(config);
     holder.__planscopeRuntime = runtime;
     installShutdown(runtime);
   }
   return holder.__planscopeRuntime;
 }
 
-/** SIGTERM/SIGINT: in-flight runs are cancelled and recorded as such, and the MCP child is closed, not orphaned. */
+/**
+ * `next start`'s instrumentation hook: the runtime, or an exit with the
+ * reason. Next only logs a failing register() and goes on listening,
+ * answering every request with a 500 (on 0.0.0.0, for a refused HOSTNAME):
+ * a server that cannot run must not listen. Exit 2 for configuration, as
+ * the CLI does.
+ */
+export function startServerRuntime(): void {
+  try {
+    getRuntime();
+  } catch (error) {
+    process.stderr.write(`planscope: cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(error instanceof ConfigError ? 2 : 1);
+  }
+}
+
+/** Longest a graceful shutdown may take before the process exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 15_000;
+
+/**
+ * SIGTERM/SIGINT: in-flight runs are cancelled and recorded as such, and the
+ * MCP child is closed, not orphaned. `next start` installs its own handler
+ * before instrumentation runs; it closes the HTTP server and calls
+ * `process.exit` at once, which raced ours and won (runs were left
+ * `running`, the bridge outlived the server). So its handlers are taken
+ * aside, the runtime closes first, and then the signal is handed over to
+ * them (or, with none, re-raised) to finish the exit as before.
+ */
 function installShutdown(runtime: Runtime): void {
   let closing = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (closing) return;
-    closing = true;
-    void runtime.close().finally(() => process.kill(process.pid, signal));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    const framework = process.listeners(signal);
+    for (const listener of framework) process.off(signal, listener);
+    process.once(signal, () => {
+      if (closing) return;
+      closing = true;
+      process.stderr.write(`planscope: ${signal}: cancelling runs in flight and closing the workspace bridges\n`);
+      // A request that never ends must not keep the process alive forever.
+      setTimeout(() => process.exit(128 + os.constants.signals[signal]), SHUTDOWN_DEADLINE_MS).unref();
+      void runtime
+        .close()
+        .catch((error: unknown) => process.stderr.write(`planscope: shutdown failed: ${String(error)}\n`))
+        .finally(() => {
+          if (framework.length === 0) process.kill(process.pid, signal);
+          for (const listener of framework) listener(signal);
+        });
+    });
+  }
+}
+
+/** The configured MCP servers' tools as a run sees them (the workspace bridge is the engine's own). */
+function asExternalTools(servers: ToolServers): ExternalTools {
+  return {
+    specs: servers.tools().map(({ qualified, description, inputSchema }) => ({ qualified, description, inputSchema })),
+    call: (qualified, args, signal) => servers.call(qualified, args, signal),
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
 }

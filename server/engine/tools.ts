@@ -1,7 +1,8 @@
 import { LIST_FILES_TOOL, READ_FILE_TOOL, type ToolSpec } from '../../lib/general-plan';
+import type { ToolCallOutcome } from '../mcp/tool-servers';
 
 /** What a call of a tool from another MCP server gives back. */
-export type ExternalToolOutcome = { ok: true; text: string } | { ok: false; code: 'tool_error'; message: string };
+export type ExternalToolOutcome = ToolCallOutcome;
 
 /** Tools of MCP servers other than the workspace bridge, as a run sees them. */
 export interface ExternalTools {

@@ -61,6 +61,10 @@ export function runEventStream(runtime: Runtime, runId: string, afterSeq: number
       const heartbeat = setInterval(() => write(': keep-alive\n\n'), HEARTBEAT_MS);
       cleanups.push(runtime.bus.subscribe(runId, send), () => clearInterval(poll), () => clearInterval(heartbeat));
       signal.addEventListener('abort', close, { once: true });
+      // On shutdown the stream ends (after the runs' final events): an open stream would hold `next start` open.
+      runtime.stopping.addEventListener('abort', close, { once: true });
+      cleanups.push(() => runtime.stopping.removeEventListener('abort', close));
+      if (runtime.stopping.aborted) return close();
       write('retry: 1000\n\n');
       catchUp();
     },

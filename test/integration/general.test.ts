@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generalPlanJsonSchema } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { workspaceTools } from '../../server/engine/tools';
-import { answer, startHarness, type Harness } from '../support/harness';
+import { answer, APP_ROOT, startHarness, type Harness } from '../support/harness';
 
 const TASK = 'How is the model endpoint configured?';
 const read = (id: number, path: string, dependsOn: number[] = []) => ({ id, kind: 'tool', tool: 'workspace.read_file', args: { path }, purpose: `Read ${path}`, dependsOn });
@@ -93,5 +95,46 @@ describe('the general plan profile', () => {
     expect(kinds.at(-1)).toBe('reason');
     expect(kinds.slice(0, -1).every((k) => k === 'tool')).toBe(true);
     expect(view.rounds[0]!.steps.at(-1)!.result).toContain('reads:');
+  });
+});
+
+describe('a general plan using a second MCP server from the config file', () => {
+  it('calls its tool, takes the result as an observation, and still runs when another server failed to start', async () => {
+    const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-config-'));
+    const configFile = path.join(configDir, 'planscope.config.json');
+    fs.writeFileSync(
+      configFile,
+      JSON.stringify({
+        mcpServers: {
+          glossary: { command: process.execPath, args: ['--import', 'tsx', path.join(APP_ROOT, 'test/support/glossary-mcp-server.ts')], cwd: APP_ROOT },
+          broken: { command: path.join(configDir, 'no-such-server') },
+        },
+      }),
+    );
+    try {
+      h = await startHarness(
+        {
+          planner: [
+            generalPlan({ id: 1, kind: 'tool', tool: 'glossary.define', args: { term: 'plan' }, purpose: 'Define plan', dependsOn: [] }, reason(2, [1])),
+          ],
+          executor: [outcome('done', 'A plan is a list of steps.')],
+          synthesizer: [{ content: answer([{ text: 'A plan lists steps.', citations: [{ path: 'glossary.define term=plan', startLine: 1, endLine: 1, quote: 'A list of steps' }] }]) }],
+        },
+        { PLANSCOPE_CONFIG: configFile },
+      );
+      const statuses = (await h.runtime.toolServers).statuses();
+      expect(statuses.find((s) => s.name === 'broken')).toMatchObject({ status: 'failed' });
+      expect(statuses.find((s) => s.name === 'glossary')).toMatchObject({ status: 'connected' });
+
+      const { result, view } = await h.run(TASK, { profile: 'general' });
+      expect(result.status).toBe('completed');
+      expect(view.observations['glossary.define term=plan']?.bytes).toBeGreaterThan(10);
+      expect(result.check?.claims[0]?.verdict).toBe('supported');
+      const planner = chats(h)[0]!;
+      expect(JSON.stringify(planner.format)).toContain('glossary.define');
+      expect(JSON.stringify(planner.format)).not.toContain('broken.');
+    } finally {
+      fs.rmSync(configDir, { recursive: true, force: true });
+    }
   });
 });
