@@ -12,7 +12,7 @@ import { getRuntime } from '@/server/runtime';
 export async function startRun(formData: FormData): Promise<StartRunOutcome> {
   // The task goes as typed (an empty one is refused with the schema's own message); blank optional fields mean "the default".
   const input: Record<string, string> = { task: String(formData.get('task') ?? '') };
-  for (const key of ['model', 'maxRounds'] as const) {
+  for (const key of ['model', 'maxRounds', 'strategy', 'profile'] as const) {
     const value = formData.get(key);
     if (typeof value === 'string' && value.trim() !== '') input[key] = value;
   }

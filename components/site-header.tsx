@@ -5,7 +5,8 @@ import { usePathname } from 'next/navigation';
 
 const NAV = [
   { href: '/', label: 'New run', active: (p: string) => p === '/' },
-  { href: '/runs', label: 'Runs', active: (p: string) => p.startsWith('/runs') },
+  { href: '/runs', label: 'Runs', active: (p: string) => p.startsWith('/runs') || p.startsWith('/compare') },
+  { href: '/evals', label: 'Evaluations', active: (p: string) => p.startsWith('/evals') },
 ];
 
 export function SiteHeader() {

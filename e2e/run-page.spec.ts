@@ -59,7 +59,8 @@ test('a run submitted in the form: rejection in round 1, the diff in round 2, ev
 test('reloading mid-run resumes from the stored events with nothing missing or doubled', async ({ page, request }) => {
   await scriptFake(request, {
     planner: [{ content: plan('src/config.ts', 'src/llm.ts') }],
-    synthesizer: [{ content: JSON.stringify({ claims: [GOOD] }), delayMs: 2500 }],
+    // Slow enough that the two reloads land while the run is still going, even on a loaded machine.
+    synthesizer: [{ content: JSON.stringify({ claims: [GOOD] }), delayMs: 6000 }],
     reviewer: [{ content: JSON.stringify({ reviews: [] }), delayMs: 1000 }],
   });
   const created = await request.post('/api/runs', { data: { task: TASK, model: 'qwen3:8b' } });
@@ -98,4 +99,23 @@ test('the offline baseline runs to a completed answer with no model at all', asy
   await expect(page.getByText(/offline baseline/i).first()).toBeVisible();
   await expect(page.getByTestId('claim').first()).toBeVisible();
   await keepScreenshot(page, 'run-page-offline');
+});
+
+test('a general plan shows its goal, step kinds, dependencies and what the reasoning step was given', async ({ page }) => {
+  await page.goto('/');
+  await page.getByTestId('task-input').fill(TASK);
+  await page.getByTestId('model-select').selectOption('offline');
+  await page.getByTestId('profile-select').selectOption('general');
+  await page.getByTestId('submit-run').click();
+  await page.waitForURL(/\/runs\//);
+  await expect(page.getByTestId('run-status')).toContainText('completed');
+  await expect(page.getByTestId('plan-goal')).toContainText(TASK);
+  const steps = page.getByTestId('plan-round-1').getByTestId('general-step');
+  await expect(steps.first()).toContainText('tool workspace.read_file');
+  await expect(steps.last()).toContainText('reasoning (model)');
+  await expect(steps.last().getByTestId('depends-on')).toContainText('#1');
+  await expect(steps.last().getByTestId('step-result')).toContainText('reads:');
+  await steps.last().getByText('summary of completed steps it was given').click();
+  await expect(steps.last().getByTestId('step-summary')).toContainText('#1');
+  await keepScreenshot(page, 'run-page-general-plan');
 });

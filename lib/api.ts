@@ -1,6 +1,7 @@
 import type { ErrorInfo } from './codes';
-import type { RunEvent } from './events';
+import type { PlanProfile, RunEvent, Strategy } from './events';
 import type { RunResult } from './result';
+import type { EvalSummary } from './eval';
 import type { RunStatus } from './run-state';
 
 /** Shapes of the HTTP API, shared by the route handlers and the browser. */
@@ -11,6 +12,8 @@ export interface RunSummary {
   model: string;
   baseline: boolean;
   workspace: string;
+  strategy: Strategy;
+  profile: PlanProfile;
   status: RunStatus;
   attempts: number;
   createdAt: number;
@@ -76,6 +79,10 @@ export interface McpServerStatus {
 /** `GET /api/mcp`: the built-in workspace bridge first, then the servers of the config file. */
 export interface McpServersResponse {
   servers: McpServerStatus[];
+}
+
+export interface EvalList {
+  evals: EvalSummary[];
 }
 
 export type StartRunOutcome = { ok: true; id: string } | { ok: false; error: ErrorInfo };

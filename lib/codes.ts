@@ -52,6 +52,7 @@ export const RequestErrorCode = z.enum([
   'workspace_not_found',
   'run_not_found',
   'artifact_not_found',
+  'eval_not_found',
   'unauthorized',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
@@ -63,6 +64,7 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   workspace_not_found: 400,
   run_not_found: 404,
   artifact_not_found: 404,
+  eval_not_found: 404,
   unauthorized: 401,
 };
 

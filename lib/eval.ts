@@ -163,3 +163,48 @@ export function formatEvalTable(rows: readonly EvalRow[]): string {
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }
+
+/** How an evaluation was asked for. */
+export interface EvalSettings {
+  suitePath: string;
+  models: string[];
+  strategies: string[];
+  repeat: number;
+}
+
+export type EvalStatus = 'running' | 'completed' | 'failed';
+
+/** A stored evaluation and every per-run item it has so far. */
+export interface EvalRecord {
+  id: string;
+  createdAt: number;
+  finishedAt: number | null;
+  suite: string;
+  settings: EvalSettings;
+  status: EvalStatus;
+  items: EvalItem[];
+}
+
+/** One evaluation in a list (`GET /api/evals`): its settings and the `all` row of every model x strategy. */
+export interface EvalSummary extends Omit<EvalRecord, 'items'> {
+  itemCount: number;
+  overall: EvalRow[];
+}
+
+/** One evaluation (`GET /api/evals/:id`): every item and the table `summarize` makes of them. */
+export interface EvalDetail extends EvalRecord {
+  rows: EvalRow[];
+}
+
+export function toEvalSummary({ items, ...head }: EvalRecord): EvalSummary {
+  return { ...head, itemCount: items.length, overall: summarize(items).filter((r) => r.category === 'all') };
+}
+
+export function toEvalDetail(record: EvalRecord): EvalDetail {
+  return { ...record, rows: summarize(record.items) };
+}
+
+/** `offline · react`: how one series (a model with a strategy) is named in tables, charts and items. */
+export function seriesKey(row: Pick<EvalRow, 'model' | 'strategy'>): string {
+  return `${row.model} · ${row.strategy}`;
+}

@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { checkListenAddress, ConfigError, loadConfig, nextListenHostname, type Config } from './config';
 import type { ExternalTools } from './engine/tools';
 import { connectToolServers, type ToolServers } from './mcp/tool-servers';
+import { EvalStore } from './eval/eval-store';
 import { BridgePool } from './runs/bridge-pool';
 import { RunBus } from './runs/bus';
 import { RunRegistry } from './runs/registry';
@@ -16,6 +17,7 @@ export interface Runtime {
   bus: RunBus;
   bridges: BridgePool;
   registry: RunRegistry;
+  evals: EvalStore;
   /**
    * The extra MCP servers of the config file, connecting from the moment the
    * runtime is created. Never rejects: a server that cannot start is listed
@@ -47,6 +49,7 @@ export function createRuntime(config: Config): Runtime {
     bus,
     bridges,
     registry,
+    evals: new EvalStore(db),
     toolServers,
     stopping: stopping.signal,
     close() {

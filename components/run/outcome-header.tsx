@@ -1,6 +1,7 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
+import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { aggregateCalls, runDurationMs, toResult } from '@/lib/result';
 import { attemptsOf, isTerminal, type RunView } from '@/lib/run-state';
@@ -55,6 +56,15 @@ export function OutcomeHeader({ runId, view, connection }: { runId: string; view
               {cancel.isPending ? 'Cancelling…' : cancel.isSuccess ? 'Cancel requested' : 'Cancel run'}
             </button>
           )}
+          <Link
+            href={`/compare?a=${encodeURIComponent(runId)}`}
+            prefetch={false}
+            className="btn"
+            data-testid="compare-with"
+            title="Put this run beside another run of the same task (another strategy or model)"
+          >
+            Compare with…
+          </Link>
           <CopyButton text={resultJson} label="Copy Result JSON" title="Copy the Result (as the CLI's --json prints it)" />
           <button type="button" className="btn" onClick={download} data-testid="download-result">
             Download JSON
@@ -82,6 +92,7 @@ export function OutcomeHeader({ runId, view, connection }: { runId: string; view
           </Fact>
           <Fact label="Strategy">
             <span className="font-mono">{view.strategy}</span>
+            {view.profile === 'general' && <span className="muted"> · general plans</span>}
           </Fact>
           <Fact label="Rounds">
             {attemptsOf(view)}

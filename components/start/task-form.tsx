@@ -138,6 +138,46 @@ export function TaskForm({
       </div>
 
       <div>
+        <label htmlFor="strategy" className="label">
+          Strategy
+        </label>
+        <select
+          id="strategy"
+          name="strategy"
+          data-testid="strategy-select"
+          defaultValue="plan-execute"
+          aria-describedby="strategy-hint"
+          className="field"
+        >
+          <option value="plan-execute">plan-execute (default)</option>
+          <option value="react">react</option>
+        </select>
+        <p id="strategy-hint" className="mt-0.5 text-[11px] muted">
+          Plan-execute plans several reads per round; ReAct makes one tool call per model turn, for comparison.
+        </p>
+      </div>
+
+      <div>
+        <label htmlFor="profile" className="label">
+          Plan profile
+        </label>
+        <select
+          id="profile"
+          name="profile"
+          data-testid="profile-select"
+          defaultValue="file"
+          aria-describedby="profile-hint"
+          className="field"
+        >
+          <option value="file">file (default)</option>
+          <option value="general">general</option>
+        </select>
+        <p id="profile-hint" className="mt-0.5 text-[11px] muted">
+          File plans read 1-4 files; general plans call any connected MCP tool and add reasoning steps, with dependencies.
+        </p>
+      </div>
+
+      <div>
         <span className="label" id="workspace-label">
           Workspace (read-only)
         </span>

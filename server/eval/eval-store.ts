@@ -1,22 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { EvalItem } from '../../lib/eval';
+import { toEvalSummary, type EvalItem, type EvalRecord, type EvalSettings, type EvalSummary } from '../../lib/eval';
 
-export interface EvalSettings {
-  suitePath: string;
-  models: string[];
-  strategies: string[];
-  repeat: number;
-}
-
-export interface EvalRecord {
-  id: string;
-  createdAt: number;
-  suite: string;
-  settings: EvalSettings;
-  status: 'running' | 'completed' | 'failed';
-  finishedAt: number | null;
-  items: EvalItem[];
-}
+export type { EvalRecord, EvalSettings } from '../../lib/eval';
 
 interface RawEval {
   id: string;
@@ -48,6 +33,14 @@ export class EvalStore {
   list(limit = 50): Omit<EvalRecord, 'items'>[] {
     const rows = this.db.prepare('SELECT * FROM evals ORDER BY created_at DESC LIMIT ?').all(limit) as RawEval[];
     return rows.map(toRecord);
+  }
+
+  /** The newest evaluations, each with its overall rows. */
+  summaries(limit = 50): EvalSummary[] {
+    return this.list(limit).flatMap((head) => {
+      const record = this.get(head.id);
+      return record ? [toEvalSummary(record)] : [];
+    });
   }
 
   get(id: string): EvalRecord | null {

@@ -5,7 +5,6 @@ import { EvalSuite, scoreRun, type EvalItem } from '../../lib/eval';
 import type { Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
 import type { Runtime } from '../runtime';
-import { EvalStore } from './eval-store';
 
 export class SuiteError extends Error {
   override name = 'SuiteError';
@@ -42,7 +41,7 @@ export interface EvalPlan {
  */
 export async function runSuite(runtime: Runtime, plan: EvalPlan): Promise<{ id: string; items: EvalItem[] }> {
   const { suite, workspace } = loadSuite(plan.suitePath);
-  const store = new EvalStore(runtime.db);
+  const store = runtime.evals;
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
   store.create(id, suite.name, { suitePath: plan.suitePath, models: plan.models, strategies: plan.strategies, repeat: plan.repeat });
   const items: EvalItem[] = [];

@@ -58,6 +58,8 @@ export class RunRegistry {
       model: model.name,
       baseline: model.baseline,
       workspace,
+      strategy,
+      profile,
       ownerPid: process.pid,
     });
     const recorder = new RunRecorder(id, this.store, (e) => this.bus.publish(id, e), emptyRun);

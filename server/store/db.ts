@@ -57,6 +57,9 @@ const MIGRATIONS: string[] = [
      body TEXT NOT NULL,
      PRIMARY KEY (eval_id, seq)
    ) WITHOUT ROWID;`,
+  `ALTER TABLE runs ADD COLUMN strategy TEXT NOT NULL DEFAULT 'plan-execute';
+   ALTER TABLE runs ADD COLUMN profile TEXT NOT NULL DEFAULT 'file';
+   CREATE INDEX runs_by_task ON runs (task, created_at DESC);`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { RunEvent } from '../../lib/events';
 import type { RunSummary } from '../../lib/api';
+import type { PlanProfile, Strategy } from '../../lib/events';
 import type { RunStatus, RunView } from '../../lib/run-state';
 import { attemptsOf } from '../../lib/run-state';
 
@@ -27,6 +28,8 @@ interface RawRunRow {
   model: string;
   baseline: number;
   workspace: string;
+  strategy: Strategy;
+  profile: PlanProfile;
   status: RunStatus;
   attempts: number;
   finished_at: number | null;
@@ -46,6 +49,9 @@ export class RunStore {
   private readonly insertEvent;
   private readonly updateSummary;
   private readonly selectEvents;
+  private readonly insertArtifact;
+  /** Built once: `db.transaction(fn)` wraps `fn` anew on every call otherwise. */
+  private readonly appendTransaction;
 
   constructor(private readonly db: Database.Database) {
     this.insertEvent = db.prepare('INSERT INTO events (run_id, seq, at, type, body) VALUES (?, ?, ?, ?, ?)');
@@ -54,20 +60,10 @@ export class RunStore {
          error_code = ?, last_seq = ? WHERE id = ?`,
     );
     this.selectEvents = db.prepare('SELECT body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?');
-  }
-
-  createRun(row: Pick<RunRow, 'id' | 'createdAt' | 'task' | 'model' | 'baseline' | 'workspace' | 'ownerPid'>): void {
-    this.db
-      .prepare(
-        `INSERT INTO runs (id, created_at, task, model, baseline, workspace, status, owner_pid)
-         VALUES (?, ?, ?, ?, ?, ?, 'queued', ?)`,
-      )
-      .run(row.id, row.createdAt, row.task, row.model, row.baseline ? 1 : 0, row.workspace, row.ownerPid);
-  }
-
-  /** Appends one event and the summary of the state it leads to, atomically. */
-  readonly append = (runId: string, event: RunEvent, view: RunView): void => {
-    this.db.transaction(() => {
+    this.insertArtifact = db.prepare(
+      `INSERT OR REPLACE INTO artifacts (run_id, name, media_type, bytes, sha256, content) VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    this.appendTransaction = db.transaction((runId: string, event: RunEvent, view: RunView) => {
       this.insertEvent.run(runId, event.seq, event.at, event.type, JSON.stringify(event));
       const tokens = view.llmCalls.reduce(
         (t, c) => ({ prompt: t.prompt + (c.promptTokens ?? 0), eval: t.eval + (c.evalTokens ?? 0) }),
@@ -83,7 +79,24 @@ export class RunStore {
         event.seq,
         runId,
       );
-    })();
+    });
+  }
+
+  createRun(
+    row: Pick<RunRow, 'id' | 'createdAt' | 'task' | 'model' | 'baseline' | 'workspace' | 'ownerPid'> &
+      Partial<Pick<RunRow, 'strategy' | 'profile'>>,
+  ): void {
+    this.db
+      .prepare(
+        `INSERT INTO runs (id, created_at, task, model, baseline, workspace, strategy, profile, status, owner_pid)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?)`,
+      )
+      .run(row.id, row.createdAt, row.task, row.model, row.baseline ? 1 : 0, row.workspace, row.strategy ?? 'plan-execute', row.profile ?? 'file', row.ownerPid);
+  }
+
+  /** Appends one event and the summary of the state it leads to, atomically. */
+  readonly append = (runId: string, event: RunEvent, view: RunView): void => {
+    this.appendTransaction(runId, event, view);
   };
 
   events(runId: string, afterSeq = 0, limit = 100_000): RunEvent[] {
@@ -97,15 +110,19 @@ export class RunStore {
   }
 
   /** Newest first; `before` is the cursor of the last row of the previous page. */
-  listRuns(options: { limit: number; before?: { createdAt: number; id: string } }): RunRow[] {
-    const rows = options.before
-      ? this.db
-          .prepare(
-            `SELECT * FROM runs WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
-          )
-          .all(options.before.createdAt, options.before.id, options.limit)
-      : this.db.prepare('SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT ?').all(options.limit);
-    return (rows as RawRunRow[]).map(toRow);
+  listRuns(options: { limit: number; before?: { createdAt: number; id: string }; task?: string }): RunRow[] {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (options.before) {
+      where.push('(created_at, id) < (?, ?)');
+      params.push(options.before.createdAt, options.before.id);
+    }
+    if (options.task !== undefined) {
+      where.push('task = ?');
+      params.push(options.task);
+    }
+    const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    return (this.db.prepare(sql).all(...params, options.limit) as RawRunRow[]).map(toRow);
   }
 
   /** Runs that never reached a terminal event. */
@@ -117,11 +134,7 @@ export class RunStore {
   putArtifact(runId: string, name: string, content: string, mediaType = 'text/plain'): Artifact {
     const buffer = Buffer.from(content, 'utf8');
     const sha256 = createHash('sha256').update(buffer).digest('hex');
-    this.db
-      .prepare(
-        `INSERT OR REPLACE INTO artifacts (run_id, name, media_type, bytes, sha256, content) VALUES (?, ?, ?, ?, ?, ?)`,
-      )
-      .run(runId, name, mediaType, buffer.length, sha256, buffer);
+    this.insertArtifact.run(runId, name, mediaType, buffer.length, sha256, buffer);
     return { name, mediaType, bytes: buffer.length, sha256, content };
   }
 
@@ -160,6 +173,8 @@ function toRow(r: RawRunRow): RunRow {
     model: r.model,
     baseline: r.baseline === 1,
     workspace: r.workspace,
+    strategy: r.strategy,
+    profile: r.profile,
     status: r.status,
     attempts: r.attempts,
     finishedAt: r.finished_at,

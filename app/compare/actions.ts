@@ -1,0 +1,34 @@
+'use server';
+
+import { redirect } from 'next/navigation';
+import { foldRun } from '@/lib/run-state';
+import { isRequestError } from '@/server/runs/request-error';
+import { getRuntime } from '@/server/runtime';
+
+/**
+ * "Run this task again" on the compare picker: the task, workspace and round
+ * limit come from the stored run A (never from the form), only the model and
+ * strategy are chosen; then the comparison of A with the new run opens.
+ */
+export async function startCounterpart(formData: FormData): Promise<void> {
+  const a = String(formData.get('a') ?? '');
+  const { store, registry } = getRuntime();
+  const back = (message: string) => `/compare?a=${encodeURIComponent(a)}&error=${encodeURIComponent(message)}`;
+  if (!store.getRun(a)) redirect(`/compare?error=${encodeURIComponent(`There is no run ${a}.`)}`);
+  const view = foldRun(store.events(a));
+  const input: Record<string, unknown> = { task: view.task, workspace: view.workspace };
+  if (view.limits) input.maxRounds = view.limits.maxRounds;
+  for (const key of ['model', 'strategy'] as const) {
+    const value = formData.get(key);
+    if (typeof value === 'string' && value.trim() !== '') input[key] = value;
+  }
+  let id: string;
+  try {
+    ({ id } = registry.start(input));
+  } catch (error) {
+    if (isRequestError(error)) redirect(back(`${error.code}: ${error.message}`));
+    console.error('startCounterpart failed', error);
+    redirect(back(`internal: ${error instanceof Error ? error.message : String(error)}`));
+  }
+  redirect(`/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(id)}`);
+}

@@ -1,0 +1,25 @@
+import type { Metadata } from 'next';
+import type { EvalList } from '@/lib/api';
+import { EvalsTable } from '@/components/evals/evals-table';
+import { getRuntime } from '@/server/runtime';
+
+export const dynamic = 'force-dynamic';
+export const runtime = 'nodejs';
+export const metadata: Metadata = { title: 'Evaluations' };
+
+/** Stored evaluations (run by `npm run eval`), newest first; the list then refreshes through `GET /api/evals`. */
+export default function EvalsPage() {
+  const initial: EvalList = { evals: getRuntime().evals.summaries(50) };
+  return (
+    <div className="space-y-3">
+      <div>
+        <h1 className="text-base font-semibold">Evaluations</h1>
+        <p className="mt-0.5 text-xs muted">
+          A suite of tasks with the facts a correct answer must state, run for each model and strategy; the offline baseline is the floor
+          every model is compared against.
+        </p>
+      </div>
+      <EvalsTable initial={initial} />
+    </div>
+  );
+}

@@ -1,0 +1,102 @@
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { aggregateCalls, runDurationMs } from '@/lib/result';
+import { attemptsOf } from '@/lib/run-state';
+import { formatCount, formatDuration, formatTimestamp, isoOf } from '../format';
+import { BaselineTag } from '../ui/baseline-tag';
+import { StatusBadge } from '../ui/status-badge';
+import type { CompareSide } from './side';
+import { SideTag } from './side-tag';
+
+/** One run at a glance, laid out identically on both sides so that the facts line up across the page. */
+export function CompareHeader({ side, showTask }: { side: CompareSide; showTask: boolean }) {
+  const { view, id, name } = side;
+  const llm = aggregateCalls(view.llmCalls);
+  const duration = runDurationMs(view);
+  const noLlm = view.baseline && llm.promptTokens + llm.evalTokens === 0;
+  const files = Object.keys(view.observations).length;
+
+  return (
+    <section
+      data-testid={`compare-${name}`}
+      data-run-id={id}
+      data-strategy={view.strategy}
+      data-model={view.model}
+      aria-label={`Run ${name.toUpperCase()}`}
+      className="min-w-0 rounded-md border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900"
+    >
+      <div className="flex flex-wrap items-center gap-x-2.5 gap-y-1.5 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
+        <SideTag side={name} />
+        <StatusBadge status={view.status} testId={`compare-${name}-status`} />
+        <Link href={`/runs/${encodeURIComponent(id)}`} className="link font-mono text-xs" title="Open this run's page">
+          {id}
+        </Link>
+      </div>
+      <div className="px-3 pt-2 pb-3">
+        {showTask && (
+          <p className="mb-2 max-h-24 overflow-auto text-sm leading-snug font-medium whitespace-pre-wrap break-anywhere" data-testid={`compare-${name}-task`}>
+            {view.task}
+          </p>
+        )}
+        <dl className="grid grid-cols-2 gap-x-5 gap-y-1.5 text-xs sm:grid-cols-4">
+          <Fact label="Model">
+            <span className="font-mono break-anywhere">{view.model || '—'}</span>
+            {view.baseline && (
+              <>
+                {' '}
+                <BaselineTag />
+              </>
+            )}
+          </Fact>
+          <Fact label="Strategy">
+            <span className="font-mono">{view.strategy}</span>
+          </Fact>
+          <Fact label={view.strategy === 'react' ? 'Turns' : 'Rounds'}>
+            {attemptsOf(view)}
+            {view.limits && (
+              <span className="muted">
+                {' '}
+                / {view.strategy === 'react' ? view.limits.maxRounds * view.limits.maxSteps : view.limits.maxRounds} max
+              </span>
+            )}
+          </Fact>
+          <Fact label="Duration">{duration === null ? '—' : formatDuration(duration)}</Fact>
+          <Fact label="LLM calls">{noLlm && llm.calls === 0 ? <span className="muted">none (baseline)</span> : llm.calls}</Fact>
+          <Fact label="Tokens">
+            {noLlm ? (
+              <span className="muted">— (no LLM)</span>
+            ) : (
+              <span title="prompt tokens / eval tokens">
+                {formatCount(llm.promptTokens)} <span className="muted">in</span> · {formatCount(llm.evalTokens)} <span className="muted">out</span>
+              </span>
+            )}
+          </Fact>
+          <Fact label="Files read">{files}</Fact>
+          <Fact label="Started">
+            <span title={isoOf(view.createdAt)} suppressHydrationWarning>
+              {formatTimestamp(view.createdAt)}
+            </span>
+          </Fact>
+        </dl>
+        {view.error && (
+          <div
+            role="status"
+            className="mt-2.5 rounded border border-red-300 bg-red-50 px-2.5 py-1.5 text-xs text-red-900 dark:border-red-800 dark:bg-red-950/70 dark:text-red-200"
+          >
+            <code className="mr-2 font-mono font-semibold">{view.error.code}</code>
+            <span className="whitespace-pre-wrap break-anywhere">{view.error.message}</span>
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-[10px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-500">{label}</dt>
+      <dd className="mt-0.5 min-w-0">{children}</dd>
+    </div>
+  );
+}

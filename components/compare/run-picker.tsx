@@ -1,0 +1,178 @@
+import Link from 'next/link';
+import type { Strategy } from '@/lib/events';
+import type { RunStatus } from '@/lib/run-state';
+import { formatCount, formatDuration, formatTimestamp, isoOf } from '../format';
+import { BaselineTag } from '../ui/baseline-tag';
+import { Panel } from '../ui/panel';
+import { StatusBadge } from '../ui/status-badge';
+import { CompareHeader } from './compare-header';
+import type { CompareSide } from './side';
+
+/** Another stored run of the same task, as the picker lists it. */
+export interface CompareCandidate {
+  id: string;
+  model: string;
+  baseline: boolean;
+  strategy: Strategy;
+  status: RunStatus;
+  attempts: number;
+  createdAt: number;
+  finishedAt: number | null;
+  promptTokens: number;
+  evalTokens: number;
+  errorCode: string | null;
+}
+
+export interface RerunOptions {
+  /** Server action: starts the task again (`a`, `model`, `strategy` from the form) and opens the comparison. */
+  action: (formData: FormData) => Promise<void>;
+  models: string[];
+  offlineModel: string;
+  strategies: readonly Strategy[];
+}
+
+/**
+ * "Compare with…": the run on the left, and every other stored run of the
+ * same task to put on the right; or, when there is none worth comparing, a
+ * way to run the task again with another strategy or model.
+ */
+export function RunPicker({ base, candidates, rerun }: { base: CompareSide; candidates: CompareCandidate[]; rerun: RerunOptions }) {
+  return (
+    <div className="space-y-3">
+      <div>
+        <p className="text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Compare with…</p>
+        <h1 className="mt-0.5 text-base font-semibold">Pick a run to put beside this one</h1>
+      </div>
+      <div className="grid items-start gap-3 lg:grid-cols-2">
+        <CompareHeader side={base} showTask />
+        <RerunForm base={base} rerun={rerun} />
+      </div>
+
+      <Panel id="compare-candidates" title="Other runs of this task" aside={<span>{candidates.length} found</span>}>
+        {candidates.length === 0 ? (
+          <p className="px-3 py-4 text-xs muted" data-testid="compare-no-candidates">
+            No other run of exactly this task is stored. Start one above, with the other strategy or another model.
+          </p>
+        ) : (
+          <div className="overflow-x-auto">
+            <table data-testid="compare-candidates" className="w-full min-w-[760px] table-fixed border-collapse text-xs">
+              <colgroup>
+                <col className="w-[7.5rem]" />
+                <col className="w-[10rem]" />
+                <col />
+                <col className="w-[7rem]" />
+                <col className="w-[4rem]" />
+                <col className="w-[5rem]" />
+                <col className="w-[5rem]" />
+                <col className="w-[8.5rem]" />
+                <col className="w-[6.5rem]" />
+              </colgroup>
+              <thead>
+                <tr>
+                  <th className="th">Status</th>
+                  <th className="th">Run</th>
+                  <th className="th">Model</th>
+                  <th className="th">Strategy</th>
+                  <th className="th num">Rounds</th>
+                  <th className="th num">Duration</th>
+                  <th className="th num">Tokens</th>
+                  <th className="th">Started</th>
+                  <th className="th">
+                    <span className="sr-only">Compare</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {candidates.map((c) => {
+                  const differs = [c.strategy !== base.view.strategy && 'strategy', c.model !== base.view.model && 'model'].filter(Boolean);
+                  return (
+                    <tr key={c.id} data-testid="compare-candidate" data-run-id={c.id} data-strategy={c.strategy} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
+                      <td className="td">
+                        <StatusBadge status={c.status} />
+                        {c.errorCode && <div className="mt-1 truncate font-mono text-[10px] text-red-700 dark:text-red-400">{c.errorCode}</div>}
+                      </td>
+                      <td className="td">
+                        <Link href={`/runs/${encodeURIComponent(c.id)}`} className="link font-mono text-[11px]">
+                          {c.id}
+                        </Link>
+                      </td>
+                      <td className="td">
+                        <span className={`font-mono break-anywhere ${c.model !== base.view.model ? 'font-semibold' : ''}`}>{c.model}</span>
+                        {c.baseline && (
+                          <>
+                            {' '}
+                            <BaselineTag />
+                          </>
+                        )}
+                      </td>
+                      <td className={`td font-mono ${c.strategy !== base.view.strategy ? 'font-semibold' : ''}`}>{c.strategy}</td>
+                      <td className="td num">{c.attempts}</td>
+                      <td className="td num">{formatDuration(c.finishedAt === null ? null : c.finishedAt - c.createdAt)}</td>
+                      <td className="td num">
+                        {c.baseline && c.promptTokens + c.evalTokens === 0 ? <span className="muted">—</span> : formatCount(c.promptTokens + c.evalTokens)}
+                      </td>
+                      <td className="td whitespace-nowrap" title={isoOf(c.createdAt)} suppressHydrationWarning>
+                        {formatTimestamp(c.createdAt).slice(5)}
+                      </td>
+                      <td className="td">
+                        <Link
+                          href={`/compare?a=${encodeURIComponent(base.id)}&b=${encodeURIComponent(c.id)}`}
+                          className={`btn ${differs.length > 0 ? 'btn-primary' : ''}`}
+                          data-testid="compare-pick"
+                          title={differs.length > 0 ? `Differs in ${differs.join(' and ')}` : 'Same model and strategy: a repeat'}
+                        >
+                          Compare
+                        </Link>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Panel>
+    </div>
+  );
+}
+
+function RerunForm({ base, rerun }: { base: CompareSide; rerun: RerunOptions }) {
+  const otherStrategy = rerun.strategies.find((s) => s !== base.view.strategy) ?? base.view.strategy;
+  return (
+    <Panel id="compare-rerun" title="Run this task again, as B" bodyClassName="px-3 py-2.5">
+      <form action={rerun.action} className="flex flex-wrap items-end gap-3 text-xs">
+        <input type="hidden" name="a" value={base.id} />
+        <div>
+          <label htmlFor="rerun-strategy" className="label">
+            Strategy
+          </label>
+          <select id="rerun-strategy" name="strategy" defaultValue={otherStrategy} className="field h-8 w-44 py-0" data-testid="rerun-strategy">
+            {rerun.strategies.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor="rerun-model" className="label">
+            Model
+          </label>
+          <select id="rerun-model" name="model" defaultValue={base.view.model} className="field h-8 w-56 py-0" data-testid="rerun-model">
+            {rerun.models.map((m) => (
+              <option key={m} value={m}>
+                {m === rerun.offlineModel ? 'offline baseline (no LLM)' : m}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="btn btn-primary h-8 px-3" data-testid="rerun-submit">
+          Start and compare
+        </button>
+        <p className="basis-full muted">
+          Same task, workspace and round limit as run A; the comparison opens at once and refreshes until the new run is done.
+        </p>
+      </form>
+    </Panel>
+  );
+}
