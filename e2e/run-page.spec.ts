@@ -59,7 +59,7 @@ test('a run submitted in the form: rejection in round 1, the diff in round 2, ev
 test('reloading mid-run resumes from the stored events with nothing missing or doubled', async ({ page, request }) => {
   await scriptFake(request, {
     planner: [{ content: plan('src/config.ts', 'src/llm.ts') }],
-    // Slow enough that the two reloads land while the run is still going, even on a loaded machine.
+    // Slow enough that the reload and the second tab land while the run is still going.
     synthesizer: [{ content: JSON.stringify({ claims: [GOOD] }), delayMs: 6000 }],
     reviewer: [{ content: JSON.stringify({ reviews: [] }), delayMs: 1000 }],
   });
@@ -69,15 +69,18 @@ test('reloading mid-run resumes from the stored events with nothing missing or d
 
   await page.goto(`/runs/${id}`);
   await expect(page.getByTestId('step-1-1')).toContainText(/done/);
+  expect((await runDetail(request, id)).status).toBe('running');
   await page.reload();
-  await expect(page.getByTestId('run-status')).toContainText('running');
-  await page.reload();
-  await expect(page.getByTestId('run-status')).toContainText('completed');
+  const second = await page.context().newPage();
+  await second.goto(`/runs/${id}`);
+  await expect(page.getByTestId('run-status')).toContainText('completed', { timeout: 30_000 });
+  await expect(second.getByTestId('run-status')).toContainText('completed', { timeout: 30_000 });
 
   const detail = await runDetail(request, id);
   const lastSeq = detail.events[detail.events.length - 1]!.seq;
   expect(detail.events.map((e) => e.seq)).toEqual(Array.from({ length: lastSeq }, (_, i) => i + 1));
   await expect(page.getByTestId('event-count')).toHaveText(String(lastSeq));
+  await expect(second.getByTestId('event-count')).toHaveText(String(lastSeq));
   await expect(page.getByTestId('llm-call-row')).toHaveCount(detail.events.filter((e) => e.type === 'llm_call_started').length);
   await expect(page.getByTestId('claim')).toHaveCount(1);
   await keepScreenshot(page, 'run-page-after-reload');

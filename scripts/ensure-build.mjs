@@ -7,7 +7,7 @@ import path from 'node:path';
 export const root = path.resolve(import.meta.dirname, '..');
 const buildId = path.join(root, '.next', 'BUILD_ID');
 const bridge = path.join(root, 'dist', 'bridge.mjs');
-const sources = ['app', 'components', 'lib', 'server', 'instrumentation.ts', 'next.config.js', 'package-lock.json', 'app/globals.css'];
+const sources = ['app', 'components', 'lib', 'server', 'instrumentation.ts', 'proxy.ts', 'next.config.js', 'package-lock.json', 'app/globals.css'];
 
 function newestMtime(entry) {
   const full = path.join(root, entry);

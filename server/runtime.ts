@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import type Database from 'better-sqlite3';
 import { checkListenAddress, ConfigError, loadConfig, nextListenHostname, type Config } from './config';
@@ -36,6 +37,8 @@ export function createRuntime(config: Config): Runtime {
   const bus = new RunBus();
   const bridges = new BridgePool(config);
   const stopping = new AbortController();
+  // Every open SSE stream listens for it; Node's default cap of 10 listeners is a warning, not a limit we want.
+  setMaxListeners(0, stopping.signal);
   const { servers, connectTimeoutMs, callTimeoutMs, maxResultChars } = config.toolServers;
   // A shutdown during start-up gives up the connections still being made.
   const toolServers = connectToolServers({ servers }, { connectTimeoutMs, callTimeoutMs, maxResultChars, signal: stopping.signal });
