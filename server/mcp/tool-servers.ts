@@ -6,6 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerStatus, McpTool } from '../../lib/api';
 import { isHttpServer, type ServerConfig } from './servers-config';
+import { TextTail } from './text-tail';
 
 export type { HttpServerConfig, ServerConfig, StdioServerConfig } from './servers-config';
 
@@ -563,17 +564,5 @@ class Deadline {
   clear(): void {
     if (this.timer) clearTimeout(this.timer);
     if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
-  }
-}
-
-/** Keeps the last `limit` characters of a stream of text. */
-class TextTail {
-  private buffer = '';
-  constructor(private readonly limit: number) {}
-  append(text: string): void {
-    this.buffer = (this.buffer + text).slice(-this.limit);
-  }
-  text(): string {
-    return this.buffer;
   }
 }
