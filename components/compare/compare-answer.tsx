@@ -1,21 +1,14 @@
 import { formatCitation } from '@/lib/answer';
-import type { AnswerCheck, CheckedClaim, ClaimVerdict } from '@/lib/checker';
-import type { ClaimReview, ReviewVerdict } from '@/lib/review';
+import type { AnswerCheck, CheckedClaim } from '@/lib/checker';
+import type { ClaimReview } from '@/lib/review';
 import type { RunView } from '@/lib/run-state';
+import { citationChipClass } from '../ui/citation-chip';
+import { ClaimReviewNote } from '../ui/claim-review-note';
+import { ClaimRow } from '../ui/claim-row';
+import { ClaimVerdictPill } from '../ui/claim-verdict';
+import { GroundingBar } from '../ui/grounding-bar';
 import type { CompareSide } from './side';
 import { SideTag } from './side-tag';
-
-const CLAIM: Record<ClaimVerdict, { icon: string; pill: string; border: string }> = {
-  supported: { icon: '✓', pill: 'bg-emerald-100 text-emerald-800 dark:bg-emerald-950 dark:text-emerald-300', border: 'border-l-emerald-500' },
-  unsupported: { icon: '✗', pill: 'bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-300', border: 'border-l-red-500' },
-  'mis-cited': { icon: '!', pill: 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200', border: 'border-l-amber-500' },
-};
-
-const REVIEW: Record<ReviewVerdict, { label: string; tone: string }> = {
-  supported: { label: 'lines support it', tone: 'text-emerald-700 dark:text-emerald-400' },
-  not_supported: { label: 'lines do not support it', tone: 'text-red-700 dark:text-red-400' },
-  plan_as_fact: { label: 'presents a plan or TODO as fact', tone: 'text-amber-700 dark:text-amber-300' },
-};
 
 /**
  * One run's answer as the Checker judged it (each claim, its citations and
@@ -52,60 +45,33 @@ export function CompareAnswer({ side }: { side: CompareSide }) {
 
 function Grounding({ check }: { check: AnswerCheck }) {
   const pct = Math.round(check.groundingScore * 100);
-  const tone = check.total > 0 && check.supported === check.total ? 'bg-emerald-500' : check.supported === 0 ? 'bg-red-500' : 'bg-amber-500';
   return (
     <span className="ml-auto flex items-center gap-2 font-normal" data-testid="compare-grounding" title={`grounding score ${check.groundingScore.toFixed(2)}`}>
       <span>
         {check.supported}/{check.total} claims supported
       </span>
-      <span aria-hidden className="h-1.5 w-16 overflow-hidden rounded bg-zinc-200 dark:bg-zinc-700">
-        <span className={`block h-full ${tone}`} style={{ width: `${pct}%` }} />
-      </span>
+      <GroundingBar check={check} width="w-16" />
       <span className="font-medium">{pct}%</span>
     </span>
   );
 }
 
 function Claim({ claim, index, review }: { claim: CheckedClaim; index: number; review: ClaimReview | null }) {
-  const look = CLAIM[claim.verdict];
   return (
-    <li data-testid="compare-claim" data-verdict={claim.verdict} className={`border-l-[3px] px-2.5 py-1.5 ${look.border}`}>
-      <div className="flex items-start gap-2">
-        <span className="mt-0.5 w-4 shrink-0 text-right font-mono text-[11px] text-zinc-400">{index + 1}</span>
-        <div className="min-w-0 flex-1">
-          <p className="text-[13px] leading-snug whitespace-pre-wrap break-anywhere">{claim.text}</p>
-          <div className="mt-1 flex flex-wrap items-center gap-1.5">
-            <span className={`rounded px-1.5 py-px text-[11px] font-medium ${look.pill}`}>
-              <span aria-hidden className="mr-1">
-                {look.icon}
-              </span>
-              {claim.verdict}
-            </span>
-            {claim.citations.length === 0 && <span className="text-[11px] text-red-700 dark:text-red-400">no citation</span>}
-            {claim.citations.map((c, i) => (
-              <span
-                key={i}
-                className={`inline-flex max-w-full items-center gap-1 rounded border px-1.5 py-px font-mono text-[11px] ${
-                  c.verdict === 'valid'
-                    ? 'border-sky-300 bg-sky-50 text-sky-800 dark:border-sky-800 dark:bg-sky-950/60 dark:text-sky-200'
-                    : 'border-red-300 bg-red-50 text-red-800 dark:border-red-800 dark:bg-red-950/60 dark:text-red-200'
-                }`}
-              >
-                <span className="truncate">{formatCitation(c)}</span>
-                {c.verdict !== 'valid' && <span className="shrink-0 font-sans text-[10px]">{c.verdict.replaceAll('_', ' ')}</span>}
-              </span>
-            ))}
-          </div>
-          {review && (
-            <p className="mt-1 text-[11px]" data-testid="compare-claim-review" data-review={review.verdict}>
-              <span className="muted">Reviewer: </span>
-              <span className={`font-medium ${REVIEW[review.verdict].tone}`}>{REVIEW[review.verdict].label}</span>
-              {review.reason && <span className="text-zinc-600 break-anywhere dark:text-zinc-400"> — {review.reason}</span>}
-            </p>
-          )}
-        </div>
+    <ClaimRow testId="compare-claim" verdict={claim.verdict} index={index} padding="px-2.5 py-1.5">
+      <p className="text-[13px] leading-snug whitespace-pre-wrap break-anywhere">{claim.text}</p>
+      <div className="mt-1 flex flex-wrap items-center gap-1.5">
+        <ClaimVerdictPill verdict={claim.verdict} />
+        {claim.citations.length === 0 && <span className="text-[11px] text-red-700 dark:text-red-400">no citation</span>}
+        {claim.citations.map((c, i) => (
+          <span key={i} className={citationChipClass(c.verdict === 'valid')}>
+            <span className="truncate">{formatCitation(c)}</span>
+            {c.verdict !== 'valid' && <span className="shrink-0 font-sans text-[10px]">{c.verdict.replaceAll('_', ' ')}</span>}
+          </span>
+        ))}
       </div>
-    </li>
+      {review && <ClaimReviewNote review={review} testId="compare-claim-review" className="mt-1 text-[11px]" />}
+    </ClaimRow>
   );
 }
 

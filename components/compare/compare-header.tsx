@@ -1,10 +1,11 @@
 import Link from 'next/link';
-import type { ReactNode } from 'react';
 import { aggregateCalls, runDurationMs } from '@/lib/result';
 import { attemptsOf } from '@/lib/run-state';
-import { formatCount, formatDuration, formatTimestamp, isoOf } from '../format';
-import { BaselineTag } from '../ui/baseline-tag';
+import { formatDuration, formatTimestamp, isoOf } from '../format';
+import { Fact } from '../ui/fact';
+import { ModelName } from '../ui/model-name';
 import { StatusBadge } from '../ui/status-badge';
+import { TokenSplit } from '../ui/token-split';
 import type { CompareSide } from './side';
 import { SideTag } from './side-tag';
 
@@ -40,13 +41,7 @@ export function CompareHeader({ side, showTask }: { side: CompareSide; showTask:
         )}
         <dl className="grid grid-cols-2 gap-x-5 gap-y-1.5 text-xs sm:grid-cols-4">
           <Fact label="Model">
-            <span className="font-mono break-anywhere">{view.model || '—'}</span>
-            {view.baseline && (
-              <>
-                {' '}
-                <BaselineTag />
-              </>
-            )}
+            <ModelName model={view.model || '—'} baseline={view.baseline} />
           </Fact>
           <Fact label="Strategy">
             <span className="font-mono">{view.strategy}</span>
@@ -63,13 +58,7 @@ export function CompareHeader({ side, showTask }: { side: CompareSide; showTask:
           <Fact label="Duration">{duration === null ? '—' : formatDuration(duration)}</Fact>
           <Fact label="LLM calls">{noLlm && llm.calls === 0 ? <span className="muted">none (baseline)</span> : llm.calls}</Fact>
           <Fact label="Tokens">
-            {noLlm ? (
-              <span className="muted">— (no LLM)</span>
-            ) : (
-              <span title="prompt tokens / eval tokens">
-                {formatCount(llm.promptTokens)} <span className="muted">in</span> · {formatCount(llm.evalTokens)} <span className="muted">out</span>
-              </span>
-            )}
+            <TokenSplit baseline={view.baseline} promptTokens={llm.promptTokens} evalTokens={llm.evalTokens} />
           </Fact>
           <Fact label="Files read">{files}</Fact>
           <Fact label="Started">
@@ -89,14 +78,5 @@ export function CompareHeader({ side, showTask }: { side: CompareSide; showTask:
         )}
       </div>
     </section>
-  );
-}
-
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="min-w-0">
-      <dt className="text-[10px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-500">{label}</dt>
-      <dd className="mt-0.5 min-w-0">{children}</dd>
-    </div>
   );
 }

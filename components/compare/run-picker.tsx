@@ -1,27 +1,20 @@
 import Link from 'next/link';
+import type { RunSummary } from '@/lib/api';
 import type { Strategy } from '@/lib/events';
-import type { RunStatus } from '@/lib/run-state';
-import { formatCount, formatDuration, formatTimestamp, isoOf } from '../format';
-import { BaselineTag } from '../ui/baseline-tag';
+import { formatDuration, formatTimestamp, isoOf } from '../format';
+import { ModelName } from '../ui/model-name';
 import { Panel } from '../ui/panel';
 import { StatusBadge } from '../ui/status-badge';
+import { TableColumns, type Column } from '../ui/table-columns';
+import { TokenTotal } from '../ui/token-total';
 import { CompareHeader } from './compare-header';
 import type { CompareSide } from './side';
 
 /** Another stored run of the same task, as the picker lists it. */
-export interface CompareCandidate {
-  id: string;
-  model: string;
-  baseline: boolean;
-  strategy: Strategy;
-  status: RunStatus;
-  attempts: number;
-  createdAt: number;
-  finishedAt: number | null;
-  promptTokens: number;
-  evalTokens: number;
-  errorCode: string | null;
-}
+export type CompareCandidate = Pick<
+  RunSummary,
+  'id' | 'model' | 'baseline' | 'strategy' | 'status' | 'attempts' | 'createdAt' | 'finishedAt' | 'promptTokens' | 'evalTokens' | 'errorCode'
+>;
 
 export interface RerunOptions {
   /** Server action: starts the task again (`a`, `model`, `strategy` from the form) and opens the comparison. */
@@ -56,32 +49,7 @@ export function RunPicker({ base, candidates, rerun }: { base: CompareSide; cand
         ) : (
           <div className="overflow-x-auto">
             <table data-testid="compare-candidates" className="w-full min-w-[760px] table-fixed border-collapse text-xs">
-              <colgroup>
-                <col className="w-[7.5rem]" />
-                <col className="w-[10rem]" />
-                <col />
-                <col className="w-[7rem]" />
-                <col className="w-[4rem]" />
-                <col className="w-[5rem]" />
-                <col className="w-[5rem]" />
-                <col className="w-[8.5rem]" />
-                <col className="w-[6.5rem]" />
-              </colgroup>
-              <thead>
-                <tr>
-                  <th className="th">Status</th>
-                  <th className="th">Run</th>
-                  <th className="th">Model</th>
-                  <th className="th">Strategy</th>
-                  <th className="th num">Rounds</th>
-                  <th className="th num">Duration</th>
-                  <th className="th num">Tokens</th>
-                  <th className="th">Started</th>
-                  <th className="th">
-                    <span className="sr-only">Compare</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableColumns columns={CANDIDATE_COLUMNS} />
               <tbody>
                 {candidates.map((c) => {
                   const differs = [c.strategy !== base.view.strategy && 'strategy', c.model !== base.view.model && 'model'].filter(Boolean);
@@ -97,19 +65,13 @@ export function RunPicker({ base, candidates, rerun }: { base: CompareSide; cand
                         </Link>
                       </td>
                       <td className="td">
-                        <span className={`font-mono break-anywhere ${c.model !== base.view.model ? 'font-semibold' : ''}`}>{c.model}</span>
-                        {c.baseline && (
-                          <>
-                            {' '}
-                            <BaselineTag />
-                          </>
-                        )}
+                        <ModelName model={c.model} baseline={c.baseline} emphasis={c.model !== base.view.model} />
                       </td>
                       <td className={`td font-mono ${c.strategy !== base.view.strategy ? 'font-semibold' : ''}`}>{c.strategy}</td>
                       <td className="td num">{c.attempts}</td>
                       <td className="td num">{formatDuration(c.finishedAt === null ? null : c.finishedAt - c.createdAt)}</td>
                       <td className="td num">
-                        {c.baseline && c.promptTokens + c.evalTokens === 0 ? <span className="muted">—</span> : formatCount(c.promptTokens + c.evalTokens)}
+                        <TokenTotal baseline={c.baseline} promptTokens={c.promptTokens} evalTokens={c.evalTokens} />
                       </td>
                       <td className="td whitespace-nowrap" title={isoOf(c.createdAt)} suppressHydrationWarning>
                         {formatTimestamp(c.createdAt).slice(5)}
@@ -176,3 +138,16 @@ function RerunForm({ base, rerun }: { base: CompareSide; rerun: RerunOptions }) 
     </Panel>
   );
 }
+
+/** The candidates table's columns. */
+const CANDIDATE_COLUMNS: readonly Column[] = [
+  { label: 'Status', width: 'w-[7.5rem]' },
+  { label: 'Run', width: 'w-[10rem]' },
+  { label: 'Model' },
+  { label: 'Strategy', width: 'w-[7rem]' },
+  { label: 'Rounds', width: 'w-[4rem]', num: true },
+  { label: 'Duration', width: 'w-[5rem]', num: true },
+  { label: 'Tokens', width: 'w-[5rem]', num: true },
+  { label: 'Started', width: 'w-[8.5rem]' },
+  { label: 'Compare', width: 'w-[6.5rem]', srOnly: true },
+];

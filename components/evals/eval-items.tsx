@@ -6,6 +6,8 @@ import type { EvalItem } from '@/lib/eval';
 import { formatCount } from '../format';
 import { BaselineTag } from '../ui/baseline-tag';
 import { Code, Panel } from '../ui/panel';
+import { TableColumns, type Column } from '../ui/table-columns';
+import { TokenTotal } from '../ui/token-total';
 import { seriesKey } from '@/lib/eval';
 import { percent, type SeriesLook } from './series';
 
@@ -69,44 +71,7 @@ export function EvalItems({ items, series }: { items: EvalItem[]; series: Series
       </div>
       <div className="overflow-x-auto">
         <table className="w-full min-w-[1120px] table-fixed border-collapse text-xs">
-          <colgroup>
-            <col className="w-[10rem]" />
-            <col className="w-[6.5rem]" />
-            <col className="w-[11.5rem]" />
-            <col />
-            <col className="w-[5.5rem]" />
-            <col className="w-[4.25rem]" />
-            <col className="w-[3.5rem]" />
-            <col className="w-[3.5rem]" />
-            <col className="w-[4.5rem]" />
-            <col className="w-[4.5rem]" />
-            <col className="w-[4.25rem]" />
-          </colgroup>
-          <thead>
-            <tr>
-              <th className="th">Task</th>
-              <th className="th">Category</th>
-              <th className="th">Model · strategy</th>
-              <th className="th">Success</th>
-              <th className="th num">Grounding</th>
-              <th className="th num" title="Planning rounds (ReAct: turns)">
-                Rounds
-              </th>
-              <th className="th num" title="LLM calls">
-                Calls
-              </th>
-              <th className="th num" title="Share of the files a good run reads that it read">
-                Read
-              </th>
-              <th className="th num" title="Prompt + eval tokens">
-                Tokens
-              </th>
-              <th className="th num">Wall ms</th>
-              <th className="th">
-                <span className="sr-only">Compare</span>
-              </th>
-            </tr>
-          </thead>
+          <TableColumns columns={ITEM_COLUMNS} />
           <tbody>
             {shown.map((item) => {
               const other = counterparts.get(item.runId);
@@ -152,7 +117,7 @@ export function EvalItems({ items, series }: { items: EvalItem[]; series: Series
                   <td className="td num">{item.llmCalls}</td>
                   <td className="td num">{percent(item.readRecall)}</td>
                   <td className="td num" title={`prompt ${item.promptTokens} · eval ${item.evalTokens}`}>
-                    {item.baseline && item.promptTokens + item.evalTokens === 0 ? <span className="muted">—</span> : formatCount(item.promptTokens + item.evalTokens)}
+                    <TokenTotal baseline={item.baseline} promptTokens={item.promptTokens} evalTokens={item.evalTokens} />
                   </td>
                   <td className="td num">{formatCount(item.wallMs)}</td>
                   <td className="td">
@@ -240,3 +205,18 @@ function counterpartsOf(items: EvalItem[]): Map<string, EvalItem> {
   }
   return out;
 }
+
+/** The runs table's columns. */
+const ITEM_COLUMNS: readonly Column[] = [
+  { label: 'Task', width: 'w-[10rem]' },
+  { label: 'Category', width: 'w-[6.5rem]' },
+  { label: 'Model · strategy', width: 'w-[11.5rem]' },
+  { label: 'Success' },
+  { label: 'Grounding', width: 'w-[5.5rem]', num: true },
+  { label: 'Rounds', width: 'w-[4.25rem]', num: true, title: 'Planning rounds (ReAct: turns)' },
+  { label: 'Calls', width: 'w-[3.5rem]', num: true, title: 'LLM calls' },
+  { label: 'Read', width: 'w-[3.5rem]', num: true, title: 'Share of the files a good run reads that it read' },
+  { label: 'Tokens', width: 'w-[4.5rem]', num: true, title: 'Prompt + eval tokens' },
+  { label: 'Wall ms', width: 'w-[4.5rem]', num: true },
+  { label: 'Compare', width: 'w-[4.25rem]', srOnly: true },
+];

@@ -3,6 +3,7 @@ import type { EvalRow } from '@/lib/eval';
 import { formatCount } from '../format';
 import { BaselineTag } from '../ui/baseline-tag';
 import { Panel } from '../ui/panel';
+import { TableColumns, type Column } from '../ui/table-columns';
 import { seriesKey } from '@/lib/eval';
 import { percent, type SeriesLook } from './series';
 
@@ -30,38 +31,7 @@ export function EvalTable({ rows, series, aside }: { rows: EvalRow[]; series: Se
             (no LLM: ranks files by the task&apos;s words and quotes lines) is the floor; a model&apos;s success shows its distance from it in
             points.
           </caption>
-          <thead>
-            <tr>
-              <th className="th">Model</th>
-              <th className="th">Strategy</th>
-              <th className="th">Category</th>
-              <th className="th num">Runs</th>
-              <th className="th num" title="Share of runs that stated every required fact, stated no forbidden one and read nothing denied">
-                Success
-              </th>
-              <th className="th num" title="Share of claims whose citations the Checker verified">
-                Grounding
-              </th>
-              <th className="th num" title="Share of the files a good run reads that the run actually read">
-                Read
-              </th>
-              <th className="th num" title="Planning rounds (ReAct: turns)">
-                Rounds
-              </th>
-              <th className="th num" title="LLM calls">
-                Calls
-              </th>
-              <th className="th num" title="Prompt tokens">
-                In tok
-              </th>
-              <th className="th num" title="Eval (output) tokens">
-                Out tok
-              </th>
-              <th className="th num" title="Wall time of the run, milliseconds">
-                ms
-              </th>
-            </tr>
-          </thead>
+          <TableColumns columns={ROW_COLUMNS} />
           <tbody>
             {groups.map((group) => (
               <Fragment key={seriesKey(group[0]!)}>
@@ -168,3 +138,19 @@ function groupBySeries(rows: EvalRow[]): EvalRow[][] {
   }
   return groups;
 }
+
+/** The summary table's columns, as `formatEvalTable` prints them. */
+const ROW_COLUMNS: readonly Column[] = [
+  { label: 'Model' },
+  { label: 'Strategy' },
+  { label: 'Category' },
+  { label: 'Runs', num: true },
+  { label: 'Success', num: true, title: 'Share of runs that stated every required fact, stated no forbidden one and read nothing denied' },
+  { label: 'Grounding', num: true, title: 'Share of claims whose citations the Checker verified' },
+  { label: 'Read', num: true, title: 'Share of the files a good run reads that the run actually read' },
+  { label: 'Rounds', num: true, title: 'Planning rounds (ReAct: turns)' },
+  { label: 'Calls', num: true, title: 'LLM calls' },
+  { label: 'In tok', num: true, title: 'Prompt tokens' },
+  { label: 'Out tok', num: true, title: 'Eval (output) tokens' },
+  { label: 'ms', num: true, title: 'Wall time of the run, milliseconds' },
+];

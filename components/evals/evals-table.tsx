@@ -3,6 +3,7 @@
 import Link from 'next/link';
 import { formatDuration, formatTimestamp, isoOf } from '../format';
 import { StatusBadge } from '../ui/status-badge';
+import { TableColumns, type Column } from '../ui/table-columns';
 import type { EvalList } from '@/lib/api';
 import { seriesKey, type EvalSummary } from '@/lib/eval';
 import { percent, seriesOf } from './series';
@@ -30,26 +31,7 @@ export function EvalsTable({ initial }: { initial: EvalList }) {
       ) : (
         <div className="overflow-x-auto">
           <table data-testid="evals-table" className="w-full min-w-[900px] table-fixed border-collapse text-xs">
-            <colgroup>
-              <col className="w-[13rem]" />
-              <col className="w-[9rem]" />
-              <col className="w-[9rem]" />
-              <col className="w-[7.5rem]" />
-              <col className="w-[4rem]" />
-              <col className="w-[6.5rem]" />
-              <col />
-            </colgroup>
-            <thead>
-              <tr>
-                <th className="th">Suite</th>
-                <th className="th">Started</th>
-                <th className="th">Models</th>
-                <th className="th">Strategies</th>
-                <th className="th num">Runs</th>
-                <th className="th">Status</th>
-                <th className="th">Success, all tasks</th>
-              </tr>
-            </thead>
+            <TableColumns columns={EVAL_COLUMNS} />
             <tbody>
               {evals.map((e) => (
                 <EvalRowView key={e.id} evaluation={e} />
@@ -153,3 +135,14 @@ function EmptyState() {
     </div>
   );
 }
+
+/** The evaluations table's columns. */
+const EVAL_COLUMNS: readonly Column[] = [
+  { label: 'Suite', width: 'w-[13rem]' },
+  { label: 'Started', width: 'w-[9rem]' },
+  { label: 'Models', width: 'w-[9rem]' },
+  { label: 'Strategies', width: 'w-[7.5rem]' },
+  { label: 'Runs', width: 'w-[4rem]', num: true },
+  { label: 'Status', width: 'w-[6.5rem]' },
+  { label: 'Success, all tasks' },
+];

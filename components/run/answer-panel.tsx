@@ -1,35 +1,13 @@
 import { formatCitation } from '@/lib/answer';
-import type { AnswerCheck, CheckedCitation, CheckedClaim, CitationVerdict, ClaimVerdict } from '@/lib/checker';
-import type { ClaimReview, ReviewVerdict } from '@/lib/review';
+import type { AnswerCheck, CheckedCitation, CheckedClaim, CitationVerdict } from '@/lib/checker';
+import type { ClaimReview } from '@/lib/review';
 import type { RunView } from '@/lib/run-state';
+import { citationChipClass } from '../ui/citation-chip';
+import { ClaimReviewNote } from '../ui/claim-review-note';
+import { ClaimRow } from '../ui/claim-row';
+import { ClaimVerdictPill } from '../ui/claim-verdict';
+import { GroundingBar } from '../ui/grounding-bar';
 import { Panel } from '../ui/panel';
-
-const CLAIM: Record<ClaimVerdict, { label: string; icon: string; pill: string; border: string }> = {
-  supported: {
-    label: 'supported',
-    icon: '✓',
-    pill: 'bg-emerald-100 text-emerald-800 dark:bg-emerald-950 dark:text-emerald-300',
-    border: 'border-l-emerald-500',
-  },
-  unsupported: {
-    label: 'unsupported',
-    icon: '✗',
-    pill: 'bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-300',
-    border: 'border-l-red-500',
-  },
-  'mis-cited': {
-    label: 'mis-cited',
-    icon: '!',
-    pill: 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200',
-    border: 'border-l-amber-500',
-  },
-};
-
-const REVIEW: Record<ReviewVerdict, { label: string; tone: string }> = {
-  supported: { label: 'lines support it', tone: 'text-emerald-700 dark:text-emerald-400' },
-  not_supported: { label: 'lines do not support it', tone: 'text-red-700 dark:text-red-400' },
-  plan_as_fact: { label: 'presents a plan or TODO as fact', tone: 'text-amber-700 dark:text-amber-300' },
-};
 
 const CITATION_REASON: Record<Exclude<CitationVerdict, 'valid'>, string> = {
   not_observed: 'not observed',
@@ -95,15 +73,12 @@ export function AnswerPanel({
 
 function GroundingScore({ check }: { check: AnswerCheck }) {
   const pct = Math.round(check.groundingScore * 100);
-  const tone = check.total > 0 && check.supported === check.total ? 'bg-emerald-500' : check.supported === 0 ? 'bg-red-500' : 'bg-amber-500';
   return (
     <span className="flex items-center gap-2" data-testid="grounding-score" title={`grounding score ${check.groundingScore.toFixed(2)}`}>
       <span className="font-medium text-zinc-800 dark:text-zinc-200">
         {check.supported}/{check.total} claims supported
       </span>
-      <span aria-hidden className="h-1.5 w-20 overflow-hidden rounded bg-zinc-200 dark:bg-zinc-700">
-        <span className={`block h-full ${tone}`} style={{ width: `${pct}%` }} />
-      </span>
+      <GroundingBar check={check} width="w-20" />
       <span>{pct}%</span>
     </span>
   );
@@ -143,63 +118,45 @@ function Claim({
   review: ClaimReview | null;
   onOpenCitation: (c: CheckedCitation) => void;
 }) {
-  const look = CLAIM[claim.verdict];
   return (
-    <li data-testid="claim" data-verdict={claim.verdict} className={`border-l-[3px] px-3 py-2 ${look.border}`}>
-      <div className="flex items-start gap-2">
-        <span className="mt-0.5 w-4 shrink-0 text-right font-mono text-[11px] text-zinc-400">{index + 1}</span>
-        <div className="min-w-0 flex-1">
-          <p className="text-sm leading-snug whitespace-pre-wrap break-anywhere">{claim.text}</p>
-          <div className="mt-1.5 flex flex-wrap items-center gap-1.5">
-            <span className={`rounded px-1.5 py-px text-[11px] font-medium ${look.pill}`}>
-              <span aria-hidden className="mr-1">
-                {look.icon}
-              </span>
-              {look.label}
-            </span>
-            {claim.citations.length === 0 && (
-              <span className="text-[11px] text-red-700 dark:text-red-400" data-testid="no-citation">
-                no citation — nothing backs this claim
-              </span>
-            )}
-            {claim.citations.map((c, i) => (
-              <CitationButton key={i} citation={c} onOpen={() => onOpenCitation(c)} />
-            ))}
-          </div>
-          {claim.citations.some((c) => c.quote.trim() !== '') && (
-            <ul className="mt-1.5 space-y-1">
-              {claim.citations
-                .filter((c) => c.quote.trim() !== '')
-                .map((c, i) => (
-                  <li
-                    key={i}
-                    className={`line-clamp-3 border-l-2 pl-2 font-mono text-[11px] whitespace-pre-wrap break-anywhere ${
-                      c.verdict === 'valid'
-                        ? 'border-zinc-300 text-zinc-600 dark:border-zinc-700 dark:text-zinc-400'
-                        : 'border-red-300 text-red-800 dark:border-red-800 dark:text-red-300'
-                    }`}
-                    title={`quoted from ${formatCitation(c)}`}
-                  >
-                    {c.quote}
-                  </li>
-                ))}
-            </ul>
-          )}
-          {review && (
-            <p className="mt-1.5 text-[11px]" data-testid="claim-review" data-review={review.verdict}>
-              <span className="muted">Reviewer: </span>
-              <span className={`font-medium ${REVIEW[review.verdict].tone}`}>{REVIEW[review.verdict].label}</span>
-              {review.reason && <span className="text-zinc-600 break-anywhere dark:text-zinc-400"> — {review.reason}</span>}
-            </p>
-          )}
-        </div>
+    <ClaimRow testId="claim" verdict={claim.verdict} index={index} padding="px-3 py-2">
+      <p className="text-sm leading-snug whitespace-pre-wrap break-anywhere">{claim.text}</p>
+      <div className="mt-1.5 flex flex-wrap items-center gap-1.5">
+        <ClaimVerdictPill verdict={claim.verdict} />
+        {claim.citations.length === 0 && (
+          <span className="text-[11px] text-red-700 dark:text-red-400" data-testid="no-citation">
+            no citation — nothing backs this claim
+          </span>
+        )}
+        {claim.citations.map((c, i) => (
+          <CitationButton key={i} citation={c} onOpen={() => onOpenCitation(c)} />
+        ))}
       </div>
-    </li>
+      {claim.citations.some((c) => c.quote.trim() !== '') && (
+        <ul className="mt-1.5 space-y-1">
+          {claim.citations
+            .filter((c) => c.quote.trim() !== '')
+            .map((c, i) => (
+              <li
+                key={i}
+                className={`line-clamp-3 border-l-2 pl-2 font-mono text-[11px] whitespace-pre-wrap break-anywhere ${
+                  c.verdict === 'valid'
+                    ? 'border-zinc-300 text-zinc-600 dark:border-zinc-700 dark:text-zinc-400'
+                    : 'border-red-300 text-red-800 dark:border-red-800 dark:text-red-300'
+                }`}
+                title={`quoted from ${formatCitation(c)}`}
+              >
+                {c.quote}
+              </li>
+            ))}
+        </ul>
+      )}
+      {review && <ClaimReviewNote review={review} testId="claim-review" className="mt-1.5 text-[11px]" />}
+    </ClaimRow>
   );
 }
 
 function CitationButton({ citation, onOpen }: { citation: CheckedCitation; onOpen: () => void }) {
-  const valid = citation.verdict === 'valid';
   return (
     <button
       type="button"
@@ -207,11 +164,7 @@ function CitationButton({ citation, onOpen }: { citation: CheckedCitation; onOpe
       data-verdict={citation.verdict}
       onClick={onOpen}
       title={`${CITATION_EXPLAIN[citation.verdict]} Click to open the cited lines.`}
-      className={`inline-flex max-w-full items-center gap-1 rounded border px-1.5 py-px font-mono text-[11px] ${
-        valid
-          ? 'border-sky-300 bg-sky-50 text-sky-800 hover:bg-sky-100 dark:border-sky-800 dark:bg-sky-950/60 dark:text-sky-200 dark:hover:bg-sky-900'
-          : 'border-red-300 bg-red-50 text-red-800 hover:bg-red-100 dark:border-red-800 dark:bg-red-950/60 dark:text-red-200 dark:hover:bg-red-900'
-      }`}
+      className={citationChipClass(citation.verdict === 'valid', true)}
     >
       <span className="truncate">{formatCitation(citation)}</span>
       {citation.verdict !== 'valid' && (

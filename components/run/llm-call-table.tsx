@@ -4,6 +4,7 @@ import { aggregateCalls, type Spread } from '@/lib/result';
 import type { LlmCallView } from '@/lib/run-state';
 import { formatCount, formatDuration } from '../format';
 import { Code, Panel } from '../ui/panel';
+import { TableColumns, type Column } from '../ui/table-columns';
 import { useNow } from '../use-now';
 
 /**
@@ -20,24 +21,7 @@ export function LlmCallTable({ calls, onOpenCall }: { calls: LlmCallView[]; onOp
     <Panel id="llm-calls" title="LLM calls" aside={<span>{calls.length} calls</span>}>
       <div className="overflow-x-auto">
         <table className="w-full min-w-[900px] border-collapse text-xs" data-testid="llm-call-table">
-          <thead>
-            <tr>
-              <th className="th">Call</th>
-              <th className="th">Model</th>
-              <th className="th num">Round</th>
-              <th className="th num" title="Characters sent (all messages)">
-                In chars
-              </th>
-              <th className="th num" title="Characters of the response content">
-                Out chars
-              </th>
-              <th className="th num">Prompt tok</th>
-              <th className="th num">Eval tok</th>
-              <th className="th num">Duration</th>
-              <th className="th">done_reason</th>
-              <th className="th">Status</th>
-            </tr>
-          </thead>
+          <TableColumns columns={CALL_COLUMNS} />
           <tbody>
             {calls.map((c) => {
               const duration = c.durationMs ?? (now !== null ? now - c.startedAt : null);
@@ -123,3 +107,17 @@ function SpreadText({ label, spread, format }: { label: string; spread: Spread |
     </span>
   );
 }
+
+/** The LLM calls table's columns. */
+const CALL_COLUMNS: readonly Column[] = [
+  { label: 'Call' },
+  { label: 'Model' },
+  { label: 'Round', num: true },
+  { label: 'In chars', num: true, title: 'Characters sent (all messages)' },
+  { label: 'Out chars', num: true, title: 'Characters of the response content' },
+  { label: 'Prompt tok', num: true },
+  { label: 'Eval tok', num: true },
+  { label: 'Duration', num: true },
+  { label: 'done_reason' },
+  { label: 'Status' },
+];

@@ -2,14 +2,15 @@
 
 import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
-import type { ReactNode } from 'react';
 import { aggregateCalls, runDurationMs, toResult } from '@/lib/result';
 import { attemptsOf, isTerminal, type RunView } from '@/lib/run-state';
 import { fetchJson } from '../fetch-json';
-import { formatCount, formatDuration, formatTimestamp, isoOf } from '../format';
-import { BaselineTag } from '../ui/baseline-tag';
+import { formatDuration, formatTimestamp, isoOf } from '../format';
 import { CopyButton } from '../ui/copy-button';
+import { Fact } from '../ui/fact';
+import { ModelName } from '../ui/model-name';
 import { StatusBadge } from '../ui/status-badge';
+import { TokenSplit } from '../ui/token-split';
 import { useNow } from '../use-now';
 import { ConnectionIndicator } from './connection-indicator';
 import type { ConnectionState } from './use-run-events';
@@ -82,13 +83,7 @@ export function OutcomeHeader({ runId, view, connection }: { runId: string; view
 
         <dl className="mt-2.5 grid grid-cols-2 gap-x-6 gap-y-1.5 text-xs sm:grid-cols-3 lg:grid-cols-[repeat(7,auto)] lg:justify-start">
           <Fact label="Model">
-            <span className="font-mono break-anywhere">{view.model || '—'}</span>
-            {view.baseline && (
-              <>
-                {' '}
-                <BaselineTag />
-              </>
-            )}
+            <ModelName model={view.model || '—'} baseline={view.baseline} />
           </Fact>
           <Fact label="Strategy">
             <span className="font-mono">{view.strategy}</span>
@@ -107,27 +102,20 @@ export function OutcomeHeader({ runId, view, connection }: { runId: string; view
             {view.baseline && llm.calls === 0 ? <span className="muted">none (baseline)</span> : llm.calls}
           </Fact>
           <Fact label="Tokens">
-            {view.baseline && llm.promptTokens + llm.evalTokens === 0 ? (
-              <span className="muted">— (no LLM)</span>
-            ) : (
-            <span title="prompt tokens / eval tokens">
-              {formatCount(llm.promptTokens)} <span className="muted">in</span> · {formatCount(llm.evalTokens)}{' '}
-              <span className="muted">out</span>
-            </span>
-            )}
+            <TokenSplit baseline={view.baseline} promptTokens={llm.promptTokens} evalTokens={llm.evalTokens} />
           </Fact>
           <Fact label="Started">
             <span title={isoOf(view.createdAt)} suppressHydrationWarning>
               {formatTimestamp(view.createdAt)}
             </span>
           </Fact>
-          <Fact label="Workspace" wide>
+          <Fact label="Workspace" className={WIDE}>
             <span className="font-mono break-anywhere" title={view.workspace}>
               {view.workspace || '—'}
             </span>
           </Fact>
           {view.host && (
-            <Fact label="Host" wide>
+            <Fact label="Host" className={WIDE}>
               <span className="font-mono break-anywhere">{view.host}</span>
             </Fact>
           )}
@@ -153,11 +141,5 @@ export function OutcomeHeader({ runId, view, connection }: { runId: string; view
   );
 }
 
-function Fact({ label, children, wide = false }: { label: string; children: ReactNode; wide?: boolean }) {
-  return (
-    <div className={`min-w-0 ${wide ? 'col-span-2 sm:col-span-3 lg:col-span-3' : ''}`}>
-      <dt className="text-[10px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-500">{label}</dt>
-      <dd className="mt-0.5 min-w-0">{children}</dd>
-    </div>
-  );
-}
+/** A fact that takes a whole row of the header's grid. */
+const WIDE = 'col-span-2 sm:col-span-3 lg:col-span-3';

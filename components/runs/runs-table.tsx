@@ -3,9 +3,11 @@
 import Link from 'next/link';
 import { useMemo } from 'react';
 import type { RunSummary } from '@/lib/api';
-import { formatAgo, formatCount, formatDuration, formatTimestamp, isoOf } from '../format';
+import { formatAgo, formatDuration, formatTimestamp, isoOf } from '../format';
 import { BaselineTag } from '../ui/baseline-tag';
 import { StatusBadge } from '../ui/status-badge';
+import { TableColumns, type Column } from '../ui/table-columns';
+import { TokenTotal } from '../ui/token-total';
 import { useNow } from '../use-now';
 import { isLiveRun, useRuns } from './use-runs';
 
@@ -28,26 +30,7 @@ export function RunsTable({ limit = 50, title = 'Recent runs' }: { limit?: numbe
       </header>
       <div className="overflow-x-auto">
         <table data-testid="runs-table" className="w-full min-w-[640px] table-fixed border-collapse text-xs">
-          <colgroup>
-            <col className="w-[8rem]" />
-            <col />
-            <col className="w-[8.5rem]" />
-            <col className="w-[4.5rem]" />
-            <col className="w-[4.75rem]" />
-            <col className="w-[4.75rem]" />
-            <col className="w-[6.5rem]" />
-          </colgroup>
-          <thead>
-            <tr>
-              <th className="th">Status</th>
-              <th className="th">Task</th>
-              <th className="th">Model</th>
-              <th className="th num" title="Planning rounds used">Rounds</th>
-              <th className="th num">Duration</th>
-              <th className="th num">Tokens</th>
-              <th className="th">Started</th>
-            </tr>
-          </thead>
+          <TableColumns columns={RUN_COLUMNS} />
           <tbody>
             {runs.map((run) => (
               <RunRow key={run.id} run={run} now={now} />
@@ -106,7 +89,7 @@ function RunRow({ run, now }: { run: RunSummary; now: number | null }) {
       <td className="td num">{run.attempts}</td>
       <td className="td num">{live && duration !== null ? <span className="text-sky-700 dark:text-sky-300">{formatDuration(duration)}</span> : formatDuration(duration)}</td>
       <td className="td num" title={`prompt ${run.promptTokens} · eval ${run.evalTokens}`}>
-        {run.baseline && run.promptTokens + run.evalTokens === 0 ? <span className="muted">—</span> : formatCount(run.promptTokens + run.evalTokens)}
+        <TokenTotal baseline={run.baseline} promptTokens={run.promptTokens} evalTokens={run.evalTokens} />
       </td>
       <td className="td whitespace-nowrap" title={`${formatTimestamp(run.createdAt)} (${isoOf(run.createdAt)})`}>
         <div>{now !== null ? formatAgo(run.createdAt, now) : formatTimestamp(run.createdAt).slice(5)}</div>
@@ -115,3 +98,14 @@ function RunRow({ run, now }: { run: RunSummary; now: number | null }) {
     </tr>
   );
 }
+
+/** The runs table's columns. */
+const RUN_COLUMNS: readonly Column[] = [
+  { label: 'Status', width: 'w-[8rem]' },
+  { label: 'Task' },
+  { label: 'Model', width: 'w-[8.5rem]' },
+  { label: 'Rounds', width: 'w-[4.5rem]', num: true, title: 'Planning rounds used' },
+  { label: 'Duration', width: 'w-[4.75rem]', num: true },
+  { label: 'Tokens', width: 'w-[4.75rem]', num: true },
+  { label: 'Started', width: 'w-[6.5rem]' },
+];
