@@ -14,6 +14,7 @@ import {
   type ToolFailure,
 } from './bridge-protocol';
 import type { BridgeOutcome, FileRead, FileStat, WorkspaceBridge, WorkspaceFile } from './types';
+import { TextTail } from './text-tail';
 
 export interface BridgeConnectOptions {
   /** The workspace directory the bridge exposes (resolved to an absolute path here). */
@@ -155,7 +156,9 @@ export class McpWorkspaceBridge implements WorkspaceBridge {
     schema: S,
   ): Promise<BridgeOutcome<z.infer<S>>> {
     this.counts[tool] = (this.counts[tool] ?? 0) + 1;
-    const session = await this.liveSession();
+    // A live session is used without an await, so the request is written to the
+    // pipe now: concurrent steps reach the server before the next step's event is committed.
+    const session = this.current?.alive && !this.closed ? this.current : await this.liveSession();
     if (!('client' in session)) return { ok: false, ...session };
 
     let raw: unknown;
@@ -251,18 +254,6 @@ async function closeSession(session: BridgeSession): Promise<void> {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Keeps the last `limit` characters of a stream of text. */
-class TextTail {
-  private buffer = '';
-  constructor(private readonly limit: number) {}
-  append(text: string): void {
-    this.buffer = (this.buffer + text).slice(-this.limit);
-  }
-  text(): string {
-    return this.buffer;
-  }
 }
 
 /**

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constants, promises as fs, type Dirent, type Stats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readdirSync, readlinkSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
 import { checkPlanPath, isInside } from '../../lib/policy';
 import type { StepErrorCode } from '../../lib/codes';
@@ -51,7 +50,7 @@ export async function resolveWorkspaceRoot(directory: string): Promise<Workspace
 }
 
 export async function statWorkspaceFile(root: WorkspaceRoot, requested: string): Promise<Outcome<FileStat>> {
-  return withVerifiedFile(root, requested, async (_handle, stats, display) => ({
+  return withVerifiedFile(root, requested, (_fd, stats, display) => ({
     ok: true,
     value: { path: display, bytes: stats.size, mtimeMs: stats.mtimeMs },
   }));
@@ -62,11 +61,11 @@ export async function readWorkspaceFile(
   requested: string,
   maxFileBytes: number,
 ): Promise<Outcome<FileRead>> {
-  return withVerifiedFile(root, requested, async (handle, stats, display) => {
+  return withVerifiedFile(root, requested, (fd, stats, display) => {
     if (stats.size > maxFileBytes) {
       return failure('too_large', `${display} is ${stats.size} bytes, over the ${maxFileBytes}-byte limit`);
     }
-    const bytes = await readBounded(handle, maxFileBytes);
+    const bytes = readBounded(fd, maxFileBytes);
     if (bytes === null) {
       return failure('too_large', `${display} grew over the ${maxFileBytes}-byte limit while being read`);
     }
@@ -101,7 +100,7 @@ export async function listWorkspaceFiles(root: WorkspaceRoot, maxEntries: number
 
   walk: while (pending.length > 0) {
     const directory = pending.shift() ?? '';
-    const entries = await readDirectorySorted(path.join(root.real, directory));
+    const entries = readDirectorySorted(path.join(root.real, directory));
     for (const entry of entries) {
       scanned += 1;
       if (scanned > maxScanned) {
@@ -109,7 +108,7 @@ export async function listWorkspaceFiles(root: WorkspaceRoot, maxEntries: number
         break walk;
       }
       const relative = directory === '' ? entry.name : `${directory}/${entry.name}`;
-      const found = await classifyEntry(root, relative, entry);
+      const found = classifyEntry(root, relative, entry);
       if (found === 'directory') pending.push(relative);
       if (found === null || found === 'directory') continue;
       if (files.length >= maxEntries) {
@@ -124,11 +123,7 @@ export async function listWorkspaceFiles(root: WorkspaceRoot, maxEntries: number
 }
 
 /** A listable file, a directory to descend into, or null for anything hidden. */
-async function classifyEntry(
-  root: WorkspaceRoot,
-  relative: string,
-  entry: Dirent,
-): Promise<WorkspaceFile | 'directory' | null> {
+function classifyEntry(root: WorkspaceRoot, relative: string, entry: Dirent): WorkspaceFile | 'directory' | null {
   const verdict = checkPlanPath(relative);
   // Only list what read_file would accept under exactly this name: denied
   // names, and names the policy would spell differently (not NFKC-stable),
@@ -137,16 +132,16 @@ async function classifyEntry(
   if (entry.isDirectory()) return SKIPPED_DIRECTORIES.has(entry.name) ? null : 'directory';
   try {
     if (entry.isFile()) {
-      const stats = await fs.lstat(path.join(root.real, relative));
+      const stats = lstatSync(path.join(root.real, relative));
       return stats.isFile() ? { path: relative, bytes: stats.size } : null;
     }
     if (entry.isSymbolicLink()) {
       // Symlinked directories are never followed (cycles, duplicates, and
       // their target is listed in its own place if it is inside); a symlink
       // to a file is listed only if reading it would succeed the same checks.
-      const real = await fs.realpath(path.join(root.real, relative));
+      const real = realpathSync.native(path.join(root.real, relative));
       if (checkRealPath(root, relative, real) !== null) return null;
-      const stats = await fs.stat(real);
+      const stats = statSync(real);
       return stats.isFile() ? { path: relative, bytes: stats.size } : null;
     }
   } catch {
@@ -156,9 +151,9 @@ async function classifyEntry(
   return null; // FIFOs, sockets, devices
 }
 
-async function readDirectorySorted(directory: string): Promise<Dirent[]> {
+function readDirectorySorted(directory: string): Dirent[] {
   try {
-    const entries = await fs.readdir(directory, { withFileTypes: true });
+    const entries = readdirSync(directory, { withFileTypes: true });
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch {
     return [];
@@ -167,12 +162,16 @@ async function readDirectorySorted(directory: string): Promise<Dirent[]> {
 
 /**
  * Runs `use` on the opened file once all three layers of checks passed, and
- * always closes it.
+ * always closes it. After `realpath`, the file system calls are synchronous:
+ * the bridge serves one client, and a sync call costs microseconds where an
+ * async one is a round trip through libuv's thread pool (~0.1 ms each, six
+ * per read; see docs/performance.md). The open cannot block on a FIFO
+ * (O_NONBLOCK). `realpath` stays async: tests simulate the swap race there.
  */
 async function withVerifiedFile<T>(
   root: WorkspaceRoot,
   requested: string,
-  use: (handle: FileHandle, stats: Stats, display: string) => Promise<Outcome<T>>,
+  use: (fd: number, stats: Stats, display: string) => Outcome<T>,
 ): Promise<Outcome<T>> {
   const verdict = checkPlanPath(requested);
   if (!verdict.ok) {
@@ -190,22 +189,22 @@ async function withVerifiedFile<T>(
   const escape = checkRealPath(root, display, real);
   if (escape) return escape;
 
-  let handle: FileHandle;
+  let fd: number;
   try {
-    handle = await fs.open(real, OPEN_FLAGS);
+    fd = openSync(real, OPEN_FLAGS);
   } catch (error) {
     return fileSystemFailure(display, error);
   }
   try {
-    const stats = await handle.stat();
+    const stats = fstatSync(fd);
     if (!stats.isFile()) return failure('not_a_file', `${display} is ${describeKind(stats)}, not a regular file`);
-    const swapped = await checkOpenedFile(root, display, handle, real, stats);
+    const swapped = checkOpenedFile(root, display, fd, real, stats);
     if (swapped) return swapped;
-    return await use(handle, stats, display);
+    return use(fd, stats, display);
   } catch (error) {
     return fileSystemFailure(display, error);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -235,18 +234,17 @@ function checkRealPath(root: WorkspaceRoot, display: string, real: string): Outc
  * symlink. Linux names the opened file in /proc/self/fd; elsewhere (or
  * without procfs) the descriptor must still be the inode at `real`.
  */
-async function checkOpenedFile(
-  root: WorkspaceRoot,
-  display: string,
-  handle: FileHandle,
-  real: string,
-  stats: Stats,
-): Promise<Outcome<never> | null> {
+function checkOpenedFile(root: WorkspaceRoot, display: string, fd: number, real: string, stats: Stats): Outcome<never> | null {
   if (process.platform === 'linux') {
-    const opened = await fs.readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
+    let opened: string | null = null;
+    try {
+      opened = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      opened = null;
+    }
     if (opened !== null) return checkRealPath(root, display, opened.replace(/ \(deleted\)$/, ''));
   }
-  const current = await fs.stat(real);
+  const current = statSync(real);
   if (current.dev !== stats.dev || current.ino !== stats.ino) {
     return failure('denied_by_bridge', `${display} changed while it was being opened`);
   }
@@ -254,12 +252,12 @@ async function checkOpenedFile(
 }
 
 /** At most `maxBytes` bytes, or null when the file holds more (it may grow after fstat). */
-async function readBounded(handle: FileHandle, maxBytes: number): Promise<Buffer | null> {
+function readBounded(fd: number, maxBytes: number): Buffer | null {
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
     const chunk = Buffer.alloc(READ_CHUNK_BYTES);
-    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
     if (bytesRead === 0) return Buffer.concat(chunks, total);
     total += bytesRead;
     if (total > maxBytes) return null;

@@ -1,6 +1,6 @@
 import type { NewRunEvent, RunEvent } from '../../lib/events';
 import { applyEvent, type RunView } from '../../lib/run-state';
-import type { RunStore } from '../store/run-store';
+import type { PendingArtifact, RunStore } from '../store/run-store';
 
 export type EventListener = (event: RunEvent) => void;
 
@@ -12,6 +12,8 @@ export type EventListener = (event: RunEvent) => void;
  */
 export class RunRecorder {
   private state: RunView;
+  /** Artifacts waiting for the next event, which refers to them and commits them with itself. */
+  private pending: PendingArtifact[] = [];
 
   constructor(
     readonly runId: string,
@@ -29,15 +31,21 @@ export class RunRecorder {
   emit(event: NewRunEvent): RunEvent {
     const stamped = { ...event, seq: this.state.lastSeq + 1, at: Date.now() } as RunEvent;
     const next = applyEvent(this.state, stamped);
-    this.store.append(this.runId, stamped, next);
+    this.store.append(this.runId, stamped, next, this.pending);
+    this.pending = [];
     this.state = next;
     this.onEvent(stamped);
     return stamped;
   }
 
-  /** Saves raw material (prompts, responses, observed text) and returns the artifact's name. */
+  /**
+   * Saves raw material (prompts, responses, observed text) and returns the
+   * artifact's name. It is written in the same transaction as the next event
+   * (the one that names it), so an event never points at an artifact that is
+   * not stored, and a run spends one commit per event, not one more per artifact.
+   */
   artifact(name: string, content: string, mediaType = 'text/plain'): string {
-    this.store.putArtifact(this.runId, name, content, mediaType);
+    this.pending.push(this.store.prepareArtifact(name, content, mediaType));
     return name;
   }
 }

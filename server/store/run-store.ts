@@ -13,6 +13,13 @@ export interface RunRow extends RunSummary {
   ownerPid: number;
 }
 
+export interface PendingArtifact {
+  name: string;
+  mediaType: string;
+  buffer: Buffer;
+  sha256: string;
+}
+
 export interface Artifact {
   name: string;
   mediaType: string;
@@ -63,7 +70,8 @@ export class RunStore {
     this.insertArtifact = db.prepare(
       `INSERT OR REPLACE INTO artifacts (run_id, name, media_type, bytes, sha256, content) VALUES (?, ?, ?, ?, ?, ?)`,
     );
-    this.appendTransaction = db.transaction((runId: string, event: RunEvent, view: RunView) => {
+    this.appendTransaction = db.transaction((runId: string, event: RunEvent, view: RunView, artifacts: readonly PendingArtifact[]) => {
+      for (const a of artifacts) this.insertArtifact.run(runId, a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer);
       this.insertEvent.run(runId, event.seq, event.at, event.type, JSON.stringify(event));
       const tokens = view.llmCalls.reduce(
         (t, c) => ({ prompt: t.prompt + (c.promptTokens ?? 0), eval: t.eval + (c.evalTokens ?? 0) }),
@@ -94,9 +102,13 @@ export class RunStore {
       .run(row.id, row.createdAt, row.task, row.model, row.baseline ? 1 : 0, row.workspace, row.strategy ?? 'plan-execute', row.profile ?? 'file', row.ownerPid);
   }
 
-  /** Appends one event and the summary of the state it leads to, atomically. */
-  readonly append = (runId: string, event: RunEvent, view: RunView): void => {
-    this.appendTransaction(runId, event, view);
+  /**
+   * Appends one event and the summary of the state it leads to, atomically,
+   * together with the artifacts the event refers to (one commit instead of
+   * one per artifact: commits are most of what the store costs a run).
+   */
+  readonly append = (runId: string, event: RunEvent, view: RunView, artifacts: readonly PendingArtifact[] = []): void => {
+    this.appendTransaction(runId, event, view, artifacts);
   };
 
   events(runId: string, afterSeq = 0, limit = 100_000): RunEvent[] {
@@ -132,10 +144,15 @@ export class RunStore {
   }
 
   putArtifact(runId: string, name: string, content: string, mediaType = 'text/plain'): Artifact {
-    const buffer = Buffer.from(content, 'utf8');
-    const sha256 = createHash('sha256').update(buffer).digest('hex');
+    const { buffer, sha256 } = this.prepareArtifact(name, content, mediaType);
     this.insertArtifact.run(runId, name, mediaType, buffer.length, sha256, buffer);
     return { name, mediaType, bytes: buffer.length, sha256, content };
+  }
+
+  /** An artifact ready to be written by a later `append`, in that event's transaction. */
+  prepareArtifact(name: string, content: string, mediaType = 'text/plain'): PendingArtifact {
+    const buffer = Buffer.from(content, 'utf8');
+    return { name, mediaType, buffer, sha256: createHash('sha256').update(buffer).digest('hex') };
   }
 
   listArtifacts(runId: string): Artifact[] {

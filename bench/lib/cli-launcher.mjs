@@ -1,0 +1,33 @@
+/**
+ * The proposed `npm run planscope` entry (to become scripts/planscope.mjs,
+ * with `"planscope": "node scripts/planscope.mjs"`): runs the bundled CLI
+ * in this same process, and rebuilds the bundle first when it is missing or
+ * older than the sources, so an edited tree never runs stale code. The
+ * freshness check stats server/ and lib/ (a few ms); the rebuild takes ~1 s
+ * and happens once per edit.
+ *
+ *   node bench/lib/cli-launcher.mjs run "<task>" [--json] ...
+ *   (PLANSCOPE_CLI_BUNDLE: where the bundle lives; default dist/cli.mjs)
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const bundle = path.resolve(root, process.env.PLANSCOPE_CLI_BUNDLE ?? path.join('dist', 'cli.mjs'));
+
+function newestSource() {
+  let newest = 0;
+  for (const dir of ['server', 'lib']) {
+    for (const entry of fs.readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+    }
+  }
+  return newest;
+}
+
+if (!fs.existsSync(bundle) || fs.statSync(bundle).mtimeMs < newestSource()) {
+  const { bundleCli } = await import('./build-cli.mjs');
+  await bundleCli(bundle);
+}
+await import(pathToFileURL(bundle).href);

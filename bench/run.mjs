@@ -1,0 +1,224 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: every performance measurement of docs/performance.md in
+ * one go, each in its own process (bench/m-*.ts under tsx; the code they
+ * measure runs bundled where it matters), then one table of figures next to
+ * their targets, saved as JSON under bench/results/.
+ *
+ *   npm run bench                     full run (a few minutes); writes bench/results/<timestamp>.json and latest.json
+ *   npm run bench -- --quick          small iteration counts, no targets enforced (CI smoke test); bench/results/quick.json
+ *   npm run bench -- --only engine,peer
+ *   npm run bench -- --no-build       never build the dashboard (measure the build that is there, or skip)
+ *   npm run bench -- --strict         exit 1 when a target is missed (default: only when a measurement crashed)
+ *   node bench/run.mjs --markdown bench/results/latest.json    the saved table as Markdown
+ *
+ * Exit code: 1 when a measurement crashed (or, with --strict, missed a
+ * target), else 0.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(import.meta.dirname, '..');
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'no-build': { type: 'boolean', default: false },
+    strict: { type: 'boolean', default: false },
+    markdown: { type: 'string' },
+  },
+});
+const quick = values.quick;
+
+// `node bench/run.mjs --markdown bench/results/latest.json`: the saved figures as a Markdown table (for docs/performance.md).
+if (values.markdown) {
+  const saved = JSON.parse(fs.readFileSync(values.markdown, 'utf8'));
+  const lines = ['| measurement | figure | value | target | |', '|---|---|---|---|---|'];
+  for (const m of saved.measurements) {
+    if (m.error) lines.push(`| ${m.name} | crashed: ${m.error.split('\n')[0]} | | | |`);
+    for (const f of m.output?.figures ?? []) {
+      const value = f.value === null ? '–' : `${f.value}${f.unit === 'x' ? '×' : f.unit ? ` ${f.unit}` : ''}`;
+      lines.push(`| ${m.name} | ${f.label}${f.note ? ` (${f.note})` : ''} | ${value} | ${(f.target ?? '').replace('<=', '≤').replace('>=', '≥')} | ${f.pass === null ? '' : f.pass ? 'met' : '**missed**'} |`);
+    }
+    for (const skip of m.output?.skipped ?? []) lines.push(`| ${m.name} | skipped: ${skip} | | | |`);
+  }
+  const loads = saved.measurements.map((m) => `${m.name} ${m.loadAverage ? m.loadAverage.join('→') : '?'}`).join(', ');
+  process.stdout.write(
+    `${lines.join('\n')}\n\n${saved.durationS} s on ${saved.machine.cores} cores (${saved.machine.cpu}), node ${saved.machine.node}, ${saved.startedAt}; ` +
+      `1-minute load average before→after each measurement: ${loads}\n`,
+  );
+  process.exit(0);
+}
+
+/** In the order they run; `web` (dashboard + streaming) last: it is the slowest and needs the build. */
+const MEASUREMENTS = [
+  { name: 'engine', file: 'm-engine.ts', what: '2. engine overhead, read_file round trip', timeoutS: 180 },
+  { name: 'overhead', file: 'm-overhead.ts', what: '1. overhead ratio, 200 ms model', timeoutS: 180 },
+  { name: 'parallel', file: 'm-parallel.ts', what: '3. parallel steps', timeoutS: 180 },
+  { name: 'tokens', file: 'm-tokens.ts', what: '8. token economy', timeoutS: 120 },
+  { name: 'peer', file: 'm-peer.ts', what: '4. LangGraph.js peer', timeoutS: 300 },
+  { name: 'cold', file: 'm-cold.ts', what: '7. cold start', timeoutS: 240 },
+  { name: 'web', file: 'm-web.ts', what: '6. dashboard at scale, 5. streaming latency', timeoutS: 360 },
+];
+const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null;
+const selected = MEASUREMENTS.filter((m) => !only || only.has(m.name));
+if (only) for (const name of only) if (!MEASUREMENTS.some((m) => m.name === name)) fail(`unknown measurement "${name}" (${MEASUREMENTS.map((m) => m.name).join(', ')})`);
+
+function fail(message) {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+
+const startedAt = new Date();
+const t0 = performance.now();
+process.stderr.write(`planscope bench${quick ? ' (quick: smoke test, figures not meaningful)' : ''}: ${selected.map((m) => m.name).join(', ')}\n`);
+process.stderr.write(`  ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, node ${process.version}\n`);
+
+prepareBridge();
+if (selected.some((m) => m.name === 'web')) prepareDashboard();
+
+// Quick mode runs three measurements at a time (timings do not matter there); a full run, one at a time.
+const results = [];
+const queue = [...selected];
+const lanes = Array.from({ length: quick ? 3 : 1 }, async () => {
+  while (queue.length > 0) results.push(await runMeasurement(queue.shift()));
+});
+await Promise.all(lanes);
+results.sort((a, b) => MEASUREMENTS.findIndex((m) => m.name === a.name) - MEASUREMENTS.findIndex((m) => m.name === b.name));
+
+const totalS = (performance.now() - t0) / 1000;
+const report = {
+  startedAt: startedAt.toISOString(),
+  quick,
+  durationS: Math.round(totalS * 10) / 10,
+  machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? null, memoryMb: Math.round(os.totalmem() / 1048576), loadAverageAtStart: os.loadavg(), node: process.version, platform: `${process.platform} ${os.release()}` },
+  measurements: results,
+};
+const dir = path.join(root, 'bench', 'results');
+fs.mkdirSync(dir, { recursive: true });
+const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+const saved = quick ? path.join(dir, 'quick.json') : path.join(dir, `${stamp}.json`);
+fs.writeFileSync(saved, `${JSON.stringify(report, null, 2)}\n`);
+if (!quick && !only) fs.writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+
+process.stdout.write(`${table(results)}\n`);
+const figures = results.flatMap((r) => r.output?.figures ?? []);
+const targeted = figures.filter((f) => f.pass !== null);
+const missed = targeted.filter((f) => f.pass === false);
+const crashed = results.filter((r) => r.error);
+process.stdout.write(
+  `\n${targeted.length - missed.length} of ${targeted.length} targets met${quick ? ' (quick mode: not enforced)' : ''}; ` +
+    `${crashed.length ? `${crashed.length} measurement(s) crashed: ${crashed.map((r) => r.name).join(', ')}; ` : ''}` +
+    `${totalS.toFixed(0)} s; saved ${path.relative(root, saved)}\n`,
+);
+process.exit(crashed.length > 0 || (values.strict && !quick && missed.length > 0) ? 1 : 0);
+
+// ---------------------------------------------------------------------------
+
+function runMeasurement(m) {
+  const out = path.join(os.tmpdir(), `planscope-bench-${process.pid}-${m.name}.json`);
+  fs.rmSync(out, { force: true });
+  const started = performance.now();
+  const loadBefore = os.loadavg()[0];
+  process.stderr.write(`\n▶ ${m.name}: ${m.what} (load average ${loadBefore.toFixed(2)})\n`);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join('bench', m.file), '--out', out, ...(quick ? ['--quick'] : [])], {
+      cwd: root,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+      stdio: ['ignore', 'inherit', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr = (stderr + chunk.toString()).slice(-8000);
+      process.stderr.write(chunk);
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), m.timeoutS * 1000);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const seconds = Math.round((performance.now() - started) / 100) / 10;
+      let output = null;
+      try {
+        output = JSON.parse(fs.readFileSync(out, 'utf8'));
+      } catch {
+        // no output: it crashed before writing
+      }
+      fs.rmSync(out, { force: true });
+      const error =
+        code !== 0 || !output
+          ? `exited ${signal ? `on ${signal}${signal === 'SIGKILL' ? ` (timeout ${m.timeoutS} s)` : ''}` : `with ${code}`}: ${stderr.trim().split('\n').slice(-6).join('\n')}`
+          : null;
+      // The 1-minute load average before and after: on a shared machine, read the figures with it.
+      resolve({ name: m.name, what: m.what, seconds, loadAverage: [round2(loadBefore), round2(os.loadavg()[0])], error, output });
+    });
+  });
+}
+
+/** The engine spawns dist/bridge.mjs when it exists: make sure it is there and built from the current sources. */
+function prepareBridge() {
+  const bundle = path.join(root, 'dist', 'bridge.mjs');
+  const sources = ['server/mcp', 'lib'].map((d) => path.join(root, d));
+  const newest = Math.max(...sources.flatMap((d) => fs.readdirSync(d, { recursive: true }).map((f) => fs.statSync(path.join(d, f)).mtimeMs)));
+  const exists = fs.existsSync(bundle);
+  if (exists && (quick || fs.statSync(bundle).mtimeMs >= newest)) return;
+  // Built aside and renamed into place: anything spawning the bridge meanwhile sees the old file or the new one, never half of one.
+  const tmp = path.join(root, 'dist', `.bridge-${process.pid}.mjs`);
+  const built = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-bridge.mjs'), '--outfile', tmp], { cwd: root, stdio: 'inherit' });
+  if (built.status !== 0) fail('building dist/bridge.mjs failed');
+  fs.renameSync(tmp, bundle);
+}
+
+/**
+ * The dashboard measurements need a production build of the current tree.
+ * A full run builds when there is none or it is stale (as `npm start` would),
+ * after waiting for anyone else's `next build` to finish; --quick and
+ * --no-build never build (m-web then measures the build there is, or skips).
+ */
+function prepareDashboard() {
+  if (quick || values['no-build']) return;
+  for (let waited = 0; running('next build'); waited += 5) {
+    if (waited === 0) process.stderr.write('  waiting for another `next build` to finish…\n');
+    if (waited > 300) return;
+    spawnSync('sleep', ['5']);
+  }
+  const check = spawnSync(process.execPath, ['--import', 'tsx', '-e', "import('./bench/lib/build-state.ts').then(m => process.stdout.write(JSON.stringify(m.buildState())))"], { cwd: root, encoding: 'utf8' });
+  const state = check.status === 0 ? JSON.parse(check.stdout) : { built: false, stale: true };
+  if (state.built && !state.stale) return;
+  process.stderr.write(`  building the dashboard first (${state.built ? `sources newer than the build: ${state.newer}` : 'no build yet'})…\n`);
+  // The build's own output goes to stderr with the rest of the progress: stdout is the table.
+  const build = spawnSync('npm', ['run', 'build', '--loglevel=warn'], { cwd: root, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' }, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+  process.stderr.write(build.stdout ?? '');
+  if (build.status !== 0) process.stderr.write('  the build failed; the dashboard measurements will say so\n');
+}
+
+function round2(x) {
+  return Math.round(x * 100) / 100;
+}
+
+function running(pattern) {
+  return spawnSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).stdout.trim().length > 0;
+}
+
+function table(results) {
+  const rows = [['measurement', 'figure', 'value', 'target', '']];
+  for (const r of results) {
+    if (r.error) {
+      rows.push([r.name, 'CRASHED', '', '', r.error.split('\n')[0].slice(0, 80)]);
+      continue;
+    }
+    for (const f of r.output.figures) {
+      const value = f.value === null ? '-' : `${f.value}${f.unit === 'x' ? 'x' : f.unit ? ` ${f.unit}` : ''}`;
+      const verdict = f.pass === null ? '' : f.pass ? 'ok' : quick ? 'miss (quick)' : 'MISS';
+      rows.push([r.name, f.label, value, f.target ?? '', verdict]);
+    }
+    for (const s of r.output.skipped ?? []) rows.push([r.name, `skipped: ${s}`, '', '', '']);
+  }
+  const widths = [12, 78, 14, 12, 12];
+  const cut = (s, w) => (s.length > w ? `${s.slice(0, w - 1)}…` : s.padEnd(w));
+  return rows.map((row, i) => {
+    const line = row.map((c, j) => cut(String(c), widths[j])).join(' ').trimEnd();
+    return i === 0 ? `${line}\n${'-'.repeat(130)}` : line;
+  }).join('\n');
+}
