@@ -25,8 +25,12 @@ export const Answer = z.strictObject({
 });
 export type Answer = z.infer<typeof Answer>;
 
+let answerJson: Record<string, unknown> | null = null;
+
+/** Converted once: the schema never changes, and the conversion is not free. */
 export function answerJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(Answer) as Record<string, unknown>;
+  answerJson ??= z.toJSONSchema(Answer) as Record<string, unknown>;
+  return answerJson;
 }
 
 export function parseAnswer(raw: string, doneReason: string | null) {

@@ -22,10 +22,33 @@ export function planStepSchema(limits: PlanLimits = DEFAULT_PLAN_LIMITS) {
   });
 }
 
-export function planSchema(limits: PlanLimits = DEFAULT_PLAN_LIMITS) {
+function buildPlanSchema(limits: PlanLimits) {
   return z.strictObject({
     steps: z.array(planStepSchema(limits)).min(1).max(limits.maxSteps),
   });
+}
+
+/**
+ * Built once per set of limits and reused by every call of every run:
+ * building a zod schema and converting it to JSON Schema costs milliseconds
+ * (zod compiles a schema on its first parse), a real share of what the
+ * engine adds to a run (docs/performance.md).
+ */
+const planSchemas = new Map<string, { zod: ReturnType<typeof buildPlanSchema>; json: Record<string, unknown> }>();
+
+function cachedPlan(limits: PlanLimits) {
+  const key = `${limits.maxSteps}/${limits.maxPurposeChars}/${limits.maxPathChars}`;
+  let entry = planSchemas.get(key);
+  if (!entry) {
+    const zod = buildPlanSchema(limits);
+    entry = { zod, json: z.toJSONSchema(zod) as Record<string, unknown> };
+    planSchemas.set(key, entry);
+  }
+  return entry;
+}
+
+export function planSchema(limits: PlanLimits = DEFAULT_PLAN_LIMITS) {
+  return cachedPlan(limits).zod;
 }
 
 export const PlanStep = planStepSchema();
@@ -35,7 +58,7 @@ export type Plan = z.infer<typeof Plan>;
 
 /** The JSON Schema passed to Ollama as `format`, generated from the zod schema. */
 export function planJsonSchema(limits: PlanLimits = DEFAULT_PLAN_LIMITS): Record<string, unknown> {
-  return z.toJSONSchema(planSchema(limits)) as Record<string, unknown>;
+  return cachedPlan(limits).json;
 }
 
 /** Parses raw model text into a Plan; every failure is one `schema_invalid` message. */

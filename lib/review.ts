@@ -20,8 +20,12 @@ export type ClaimReview = z.infer<typeof ClaimReview>;
 export const Review = z.strictObject({ reviews: z.array(ClaimReview).max(12) });
 export type Review = z.infer<typeof Review>;
 
+let reviewJson: Record<string, unknown> | null = null;
+
+/** Converted once: the schema never changes, and the conversion is not free. */
 export function reviewJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(Review) as Record<string, unknown>;
+  reviewJson ??= z.toJSONSchema(Review) as Record<string, unknown>;
+  return reviewJson;
 }
 
 export function parseReview(raw: string, doneReason: string | null) {

@@ -1,10 +1,10 @@
+import { parsePlan, planJsonSchema } from '../../lib/plan';
 import { validatePlan } from '../../lib/validator';
 import type { ProposedStep, Rejection } from '../../lib/events';
 import type { WorkspaceFile } from '../mcp/types';
 import type { RunContext } from './context';
 import { callModel } from './llm-call';
 import { plannerMessages, type RoundLesson } from './prompts';
-import { cachedPlanJsonSchema, parseCachedPlan } from './schemas';
 
 export type PlanOutcome =
   | { accepted: true; steps: ProposedStep[]; goal?: string }
@@ -22,7 +22,7 @@ export async function planRound(
   lessons: RoundLesson[],
   completedPaths: string[],
 ): Promise<PlanOutcome> {
-  const schema = cachedPlanJsonSchema(ctx.planLimits);
+  const schema = planJsonSchema(ctx.planLimits);
   const messages = plannerMessages({
     task: ctx.task,
     files,
@@ -49,7 +49,7 @@ export async function planRound(
     },
   });
 
-  const parsed = parseCachedPlan(reply.content, reply.doneReason, ctx.planLimits);
+  const parsed = parsePlan(reply.content, reply.doneReason, ctx.planLimits);
   if (!parsed.ok) {
     const rejections: Rejection[] = [{ step: null, code: 'schema_invalid', message: parsed.message }];
     ctx.recorder.emit({ type: 'plan_rejected', round, rejections });

@@ -1,12 +1,11 @@
 import type { CheckedClaim } from '../../lib/checker';
 import { splitLines } from '../../lib/checker';
-import { parseReview } from '../../lib/review';
+import { parseReview, reviewJsonSchema } from '../../lib/review';
 import { ModelCallError, type ReviewerInput } from '../llm/types';
 import type { RunContext } from './context';
 import type { Completed } from './executor';
 import { callModel } from './llm-call';
 import { reviewerMessages } from './prompts';
-import { cachedReviewJsonSchema } from './schemas';
 
 /**
  * The Reviewer: an optional model pass after the Checker. Only claims whose
@@ -37,7 +36,7 @@ export async function review(ctx: RunContext, claims: CheckedClaim[], completed:
     ctx.recorder.emit({ type: 'answer_reviewed', call: null, reviews: [], error: null });
     return;
   }
-  const schema = cachedReviewJsonSchema();
+  const schema = reviewJsonSchema();
   try {
     const { call, reply } = await callModel(ctx, {
       label: 'reviewer',

@@ -1,10 +1,9 @@
-import { answerText, parseAnswer } from '../../lib/answer';
+import { answerJsonSchema, answerText, parseAnswer } from '../../lib/answer';
 import { checkAnswer, type AnswerCheck } from '../../lib/checker';
 import { RunStop, type RunContext } from './context';
 import type { Completed } from './executor';
 import { callModel } from './llm-call';
 import { synthesizerMessages } from './prompts';
-import { cachedAnswerJsonSchema } from './schemas';
 
 /**
  * The Synthesizer writes from evidence only; the Checker then judges every
@@ -14,7 +13,7 @@ export async function synthesize(ctx: RunContext, completed: Map<string, Complet
   const observations = [...completed.values()]
     .sort((a, b) => a.meta.path.localeCompare(b.meta.path))
     .map((c) => ({ path: c.meta.path, text: c.text }));
-  const schema = cachedAnswerJsonSchema();
+  const schema = answerJsonSchema();
   const { call, reply } = await callModel(ctx, {
     label: 'synthesizer',
     round: null,
