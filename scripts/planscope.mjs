@@ -1,19 +1,18 @@
 /**
- * The proposed `npm run planscope` entry (to become scripts/planscope.mjs,
- * with `"planscope": "node scripts/planscope.mjs"`): runs the bundled CLI
- * in this same process, and rebuilds the bundle first when it is missing or
- * older than the sources, so an edited tree never runs stale code. The
- * freshness check stats server/ and lib/ (a few ms); the rebuild takes ~1 s
- * and happens once per edit.
+ * `npm run planscope`: runs the bundled CLI (dist/cli.mjs) in this same
+ * process, rebuilding the bundle first when it is missing or older than the
+ * sources, so an edited tree never runs stale code. Through tsx the CLI took
+ * ~1.5 s to start; bundled, ~0.8 s (docs/performance.md). The freshness check
+ * stats server/ and lib/ (a few ms); a rebuild takes ~1 s, once per edit.
  *
- *   node bench/lib/cli-launcher.mjs run "<task>" [--json] ...
+ *   node scripts/planscope.mjs run "<task>" [--json] ...
  *   (PLANSCOPE_CLI_BUNDLE: where the bundle lives; default dist/cli.mjs)
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const root = path.resolve(import.meta.dirname, '..', '..');
+const root = path.resolve(import.meta.dirname, '..');
 const bundle = path.resolve(root, process.env.PLANSCOPE_CLI_BUNDLE ?? path.join('dist', 'cli.mjs'));
 
 function newestSource() {

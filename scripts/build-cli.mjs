@@ -1,21 +1,19 @@
 /**
- * Bundles the CLI (server/cli/main.ts) into one ESM file, as
+ * Bundles the CLI (server/cli/main.ts) into dist/cli.mjs, as
  * scripts/build-bridge.mjs does for the bridge, so it starts under plain
- * `node` instead of through tsx. Every npm package is bundled except
+ * `node` instead of through tsx (docs/performance.md, cold start). Every npm package is bundled except
  * better-sqlite3 (a native addon): one file parses far faster than Node's
  * ESM loader resolves the hundreds of files of the MCP SDK, zod and ajv
  * (~190 ms of module loading). better-sqlite3 still resolves from
  * node_modules, so the bundle must sit inside the app tree.
  *
- *   node bench/lib/build-cli.mjs [--outfile PATH]     (default bench/.cache/cli.mjs)
- *
- * Proposed for scripts/build-bridge.mjs, writing dist/cli.mjs (docs/performance.md).
+ *   node scripts/build-cli.mjs [--outfile PATH]     (default dist/cli.mjs)
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const appRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const appRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export async function bundleCli(outfile) {
   const { build } = await import('esbuild');
@@ -38,7 +36,7 @@ export async function bundleCli(outfile) {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({ options: { outfile: { type: 'string' } } });
-  const outfile = path.resolve(values.outfile ?? path.join(appRoot, 'bench', '.cache', 'cli.mjs'));
+  const outfile = path.resolve(values.outfile ?? path.join(appRoot, 'dist', 'cli.mjs'));
   await bundleCli(outfile);
   process.stderr.write(`cli bundled: ${path.relative(process.cwd(), outfile) || outfile}\n`);
 }
