@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ErrorInfo } from './codes';
 import { Strategy } from './events';
 import { checkPlanPath, isDeniedPath } from './policy';
 import type { RunResult } from './result';
@@ -172,7 +173,8 @@ export interface EvalSettings {
   repeat: number;
 }
 
-export type EvalStatus = 'running' | 'completed' | 'failed';
+/** `interrupted`: its process went away before finishing it, as for runs. */
+export type EvalStatus = 'running' | 'completed' | 'failed' | 'interrupted';
 
 /** A stored evaluation and every per-run item it has so far. */
 export interface EvalRecord {
@@ -182,6 +184,8 @@ export interface EvalRecord {
   suite: string;
   settings: EvalSettings;
   status: EvalStatus;
+  /** Why it did not complete (`interrupted`, or the code of what stopped it); null otherwise. */
+  error: ErrorInfo | null;
   items: EvalItem[];
 }
 

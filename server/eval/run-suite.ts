@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { RunErrorCode } from '../../lib/codes';
 import { EvalSuite, scoreRun, type EvalItem } from '../../lib/eval';
 import type { Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
+import { isRequestError } from '../runs/request-error';
 import type { Runtime } from '../runtime';
 
 export class SuiteError extends Error {
@@ -80,7 +82,9 @@ export async function runSuite(runtime: Runtime, plan: EvalPlan): Promise<{ id: 
     }
     store.finish(id, 'completed');
   } catch (error) {
-    store.finish(id, 'failed');
+    // A refused run request keeps its own code; anything else is unexpected.
+    const code = isRequestError(error) ? error.code : ('internal' satisfies RunErrorCode);
+    store.finish(id, 'failed', { code, message: error instanceof Error ? error.message : String(error) });
     throw error;
   }
   return { id, items };

@@ -9,6 +9,7 @@ import type { Config } from '../config';
 import { runAgent } from '../engine/run-loop';
 import { NO_EXTERNAL_TOOLS, type ExternalTools } from '../engine/tools';
 import { resolveModel } from '../llm/resolve';
+import { ownerAlive } from '../store/owner';
 import type { RunStore } from '../store/run-store';
 import type { BridgePool } from './bridge-pool';
 import type { RunBus } from './bus';
@@ -127,11 +128,8 @@ export class RunRegistry {
   recoverInterrupted(): number {
     let recovered = 0;
     for (const row of this.store.unfinishedRuns()) {
-      // Live here: ours and still going. Another live process (a CLI run): its own. A run recorded under
-      // OUR pid that this registry does not hold was left by an earlier process that had the same pid, as
-      // happens when a container restarts (the server is pid 1, or the same small number, every time).
-      if (this.live.has(row.id)) continue;
-      if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) continue;
+      // Live here: ours and still going. Another live process (a CLI run): its own.
+      if (ownerAlive(row.ownerPid, this.live.has(row.id))) continue;
       const recorder = this.recorderFor(row.id);
       recorder.emit({
         type: 'run_finished',
@@ -264,15 +262,6 @@ function resolveWorkspace(dir: string): string {
     throw new RequestError('workspace_not_found', `The workspace ${absolute} is not a directory.`);
   }
   return real;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function lastReached(view: RunView): string {

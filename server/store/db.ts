@@ -60,6 +60,11 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE runs ADD COLUMN strategy TEXT NOT NULL DEFAULT 'plan-execute';
    ALTER TABLE runs ADD COLUMN profile TEXT NOT NULL DEFAULT 'file';
    CREATE INDEX runs_by_task ON runs (task, created_at DESC);`,
+  // Evaluations record their owner process, as runs do, so one whose CLI died can be finished as
+  // interrupted; null for those recorded before. The error says why one did not complete.
+  `ALTER TABLE evals ADD COLUMN owner_pid INTEGER;
+   ALTER TABLE evals ADD COLUMN error_code TEXT;
+   ALTER TABLE evals ADD COLUMN error_message TEXT;`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {
