@@ -19,6 +19,8 @@ export const RunLimits = z.object({
   stepConcurrency: z.int().min(1),
   /** Characters of observed text the synthesizer's prompt may hold, shared between files. */
   maxEvidenceChars: z.int().min(1).default(24_000),
+  /** Further Synthesizer calls after an answer that does not parse; runs recorded before it existed made none. */
+  synthesisRetries: z.int().min(0).default(0),
 });
 export type RunLimits = z.infer<typeof RunLimits>;
 

@@ -29,6 +29,7 @@ const Env = z.object({
   PLANSCOPE_MAX_CONCURRENT_RUNS: int(1, 64, 4),
   PLANSCOPE_MAX_TASK_CHARS: int(1, 100_000, 4000),
   PLANSCOPE_REVIEW: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  PLANSCOPE_SYNTH_RETRIES: int(0, 5, 1),
   PLANSCOPE_THINK: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   PLANSCOPE_NUM_PREDICT: int(1, 131_072, 1600),
   PLANSCOPE_NUM_CTX: int(512, 1_048_576, 8192),
@@ -55,6 +56,8 @@ export interface Config {
     maxFileBytes: number;
     stepConcurrency: number;
     maxEvidenceChars: number;
+    /** Further Synthesizer calls after an answer that does not parse, each told why the last one failed. */
+    synthesisRetries: number;
   };
   maxListEntries: number;
   maxConcurrentRuns: number;
@@ -117,6 +120,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxFileBytes: e.PLANSCOPE_MAX_FILE_BYTES,
       stepConcurrency: e.PLANSCOPE_STEP_CONCURRENCY,
       maxEvidenceChars: e.PLANSCOPE_MAX_EVIDENCE_CHARS,
+      synthesisRetries: e.PLANSCOPE_SYNTH_RETRIES,
     },
     maxListEntries: e.PLANSCOPE_MAX_LIST_ENTRIES,
     maxConcurrentRuns: e.PLANSCOPE_MAX_CONCURRENT_RUNS,

@@ -101,6 +101,21 @@ export function synthesizerMessages(input: {
 }
 
 /**
+ * What a Synthesizer retry adds after the first prompt, which it repeats
+ * unchanged so Ollama can reuse its prompt cache. The unusable reply itself
+ * is not sent back: it may be megabytes of prose, and the error names what
+ * was wrong with it.
+ */
+export function synthesizerCorrection(error: string): ChatMessage[] {
+  return [
+    {
+      role: 'user',
+      content: `Your previous reply could not be used: ${error}\nReply again with JSON only, matching the JSON Schema above: no text before or after it, no markdown fence. Keep claims short so the reply is not cut off.`,
+    },
+  ];
+}
+
+/**
  * Observations as numbered lines, within a character budget shared fairly
  * between files: a file under its share leaves the rest to the others, and a
  * file over it is cut at a line boundary with a note saying which lines were
