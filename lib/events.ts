@@ -19,6 +19,8 @@ export const RunLimits = z.object({
   stepConcurrency: z.int().min(1),
   /** Characters of observed text the synthesizer's prompt may hold, shared between files. */
   maxEvidenceChars: z.int().min(1).default(24_000),
+  /** Whether a file plan's reads start while the plan streams; runs recorded before it existed did not. */
+  readAhead: z.boolean().default(false),
   /** Further Synthesizer calls after an answer that does not parse; runs recorded before it existed made none. */
   synthesisRetries: z.int().min(0).default(0),
 });
@@ -93,6 +95,12 @@ export type CallLabel = z.infer<typeof CallLabel>;
 export const TerminalStatus = z.enum(['completed', 'failed', 'cancelled', 'interrupted']);
 export type TerminalStatus = z.infer<typeof TerminalStatus>;
 
+/**
+ * Set on a step whose tool call began while the plan was still streaming,
+ * before the plan was accepted (its path had passed the Validator's policy).
+ */
+const ReadAhead = z.literal(true).optional();
+
 const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
   z.object({ seq: z.int().min(1), at: z.number(), type: z.literal(type), ...shape });
 
@@ -136,7 +144,14 @@ export const RunEvent = z.discriminatedUnion('type', [
   event('plan_rejected', { round: z.int(), rejections: z.array(Rejection) }),
   event('plan_accepted', { round: z.int(), goal: z.string().optional(), steps: z.array(ProposedStep) }),
   event('step_started', { round: z.int(), index: z.int(), path: z.string() }),
-  event('step_cached', { round: z.int(), index: z.int(), path: z.string(), fromRound: z.int(), sha256: z.string() }),
+  event('step_cached', {
+    round: z.int(),
+    index: z.int(),
+    path: z.string(),
+    fromRound: z.int(),
+    sha256: z.string(),
+    readAhead: ReadAhead,
+  }),
   event('step_finished', {
     round: z.int(),
     index: z.int(),
@@ -145,6 +160,7 @@ export const RunEvent = z.discriminatedUnion('type', [
     observation: ObservationMeta,
     /** Set when the file had changed since an earlier round read it. */
     replacedSha256: z.string().nullable(),
+    readAhead: ReadAhead,
   }),
   event('step_failed', {
     round: z.int(),
@@ -153,6 +169,7 @@ export const RunEvent = z.discriminatedUnion('type', [
     durationMs: z.number(),
     code: StepErrorCode,
     message: z.string(),
+    readAhead: ReadAhead,
   }),
   event('step_reasoned', {
     round: z.int(),

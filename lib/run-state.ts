@@ -34,6 +34,8 @@ export interface StepView {
   error: ErrorInfo | null;
   /** For a cached step: the round whose observation was reused. */
   fromRound: number | null;
+  /** Its tool call began while the plan was still streaming. */
+  readAhead: boolean;
   sha256: string | null;
   /** A reasoning step's result, and the summary of completed steps it was given. */
   result: string | null;
@@ -237,6 +239,7 @@ function reduce(s: RunView, e: RunEvent): RunView {
             durationMs: null,
             error: null,
             fromRound: null,
+            readAhead: false,
             sha256: null,
             result: null,
             summary: null,
@@ -250,6 +253,7 @@ function reduce(s: RunView, e: RunEvent): RunView {
         ...st,
         status: 'cached',
         fromRound: e.fromRound,
+        readAhead: e.readAhead === true,
         sha256: e.sha256,
         durationMs: st.startedAt === null ? 0 : e.at - st.startedAt,
       }));
@@ -266,6 +270,7 @@ function reduce(s: RunView, e: RunEvent): RunView {
         status: 'done',
         durationMs: e.durationMs,
         sha256: e.observation.sha256,
+        readAhead: e.readAhead === true,
       }));
       const earlier = s.observations[e.path];
       const observation: ObservationView = {
@@ -282,6 +287,7 @@ function reduce(s: RunView, e: RunEvent): RunView {
         status: 'failed',
         durationMs: e.durationMs,
         error: { code: e.code, message: e.message },
+        readAhead: e.readAhead === true,
       }));
     case 'step_reasoned':
       return updateStep(s, e.round, e.index, (st) => ({

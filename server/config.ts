@@ -25,6 +25,7 @@ const Env = z.object({
   PLANSCOPE_MAX_FILE_BYTES: int(1, 64 * 1024 * 1024, 256 * 1024),
   PLANSCOPE_MAX_LIST_ENTRIES: int(1, 100_000, 2000),
   PLANSCOPE_STEP_CONCURRENCY: int(1, 32, 4),
+  PLANSCOPE_READ_AHEAD: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   PLANSCOPE_MAX_EVIDENCE_CHARS: int(1000, 10_000_000, 24_000),
   PLANSCOPE_MAX_CONCURRENT_RUNS: int(1, 64, 4),
   PLANSCOPE_MAX_TASK_CHARS: int(1, 100_000, 4000),
@@ -55,6 +56,7 @@ export interface Config {
     callTimeoutMs: number;
     maxFileBytes: number;
     stepConcurrency: number;
+    readAhead: boolean;
     maxEvidenceChars: number;
     /** Further Synthesizer calls after an answer that does not parse, each told why the last one failed. */
     synthesisRetries: number;
@@ -119,6 +121,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       callTimeoutMs: e.PLANSCOPE_CALL_TIMEOUT_MS,
       maxFileBytes: e.PLANSCOPE_MAX_FILE_BYTES,
       stepConcurrency: e.PLANSCOPE_STEP_CONCURRENCY,
+      readAhead: e.PLANSCOPE_READ_AHEAD,
       maxEvidenceChars: e.PLANSCOPE_MAX_EVIDENCE_CHARS,
       synthesisRetries: e.PLANSCOPE_SYNTH_RETRIES,
     },

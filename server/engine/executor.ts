@@ -2,6 +2,7 @@ import type { ObservationMeta, ProposedStep, ReplanReason } from '../../lib/even
 import type { FileRead } from '../mcp/types';
 import { RunStop, stopIfAborted, type RunContext } from './context';
 import { runDag } from './dag';
+import type { EarlyCall, ReadAhead } from './read-ahead';
 
 /** An observation the executor obtained, kept across rounds and keyed by path. */
 export interface Completed {
@@ -16,10 +17,16 @@ export class ToolBudget {
   constructor(private readonly limit: number) {}
 
   spend(): void {
-    if (this.used >= this.limit) {
+    if (!this.trySpend()) {
       throw new RunStop('tool_budget_exceeded', `The run used its whole tool budget of ${this.limit} calls.`);
     }
+  }
+
+  /** Spends one call if more than `reserve` would be left after it; for calls that may simply be skipped. */
+  trySpend(reserve = 0): boolean {
+    if (this.used + reserve >= this.limit) return false;
     this.used += 1;
+    return true;
   }
 }
 
@@ -28,6 +35,8 @@ export class ToolBudget {
  * Independent steps run concurrently up to `stepConcurrency`. A path already
  * completed in an earlier round is not read again while its size and mtime
  * are unchanged; a changed file is read again and the change recorded.
+ * A step whose call `readAhead` began while the plan streamed takes that
+ * call's outcome instead of making its own.
  * Returns the failures that call for a re-plan.
  */
 export async function executeSteps(
@@ -36,6 +45,7 @@ export async function executeSteps(
   steps: ProposedStep[],
   completed: Map<string, Completed>,
   budget: ToolBudget,
+  readAhead?: ReadAhead,
 ): Promise<ReplanReason[]> {
   const failures: ReplanReason[] = [];
   await runDag(
@@ -43,7 +53,8 @@ export async function executeSteps(
     () => [],
     ctx.limits.stepConcurrency,
     async (index) => {
-      const failure = await readStep(ctx, round, index, steps[index]!.path, completed, budget);
+      const path = steps[index]!.path;
+      const failure = await readStep(ctx, round, index, path, completed, budget, readAhead?.claim(path));
       if (failure) failures.push(failure);
       return failure === null;
     },
@@ -60,27 +71,29 @@ export async function readStep(
   path: string,
   completed: Map<string, Completed>,
   budget: ToolBudget,
+  early?: EarlyCall,
 ): Promise<ReplanReason | null> {
   stopIfAborted(ctx);
-  const { recorder, bridge } = ctx;
+  const { recorder } = ctx;
   recorder.emit({ type: 'step_started', round, index, path });
   const started = performance.now();
 
   const earlier = completed.get(path);
   if (earlier) {
-    budget.spend();
-    const stat = await bridge.statFile(path);
+    const earlyStat = early?.kind === 'stat' ? early : undefined;
+    const stat = earlyStat ? (await earlyStat.outcome).result : await statNow(ctx, budget, path);
     if (stat.ok && stat.value.bytes === earlier.meta.bytes && stat.value.mtimeMs === earlier.meta.mtimeMs) {
-      recorder.emit({ type: 'step_cached', round, index, path, fromRound: earlier.round, sha256: earlier.meta.sha256 });
+      const fromRound = earlier.round;
+      recorder.emit({ type: 'step_cached', round, index, path, fromRound, sha256: earlier.meta.sha256, ...readAheadMark(earlyStat) });
       return null;
     }
   }
 
-  budget.spend();
-  const read = await bridge.readFile(path);
-  const durationMs = performance.now() - started;
+  const earlyRead = early?.kind === 'read' ? early : undefined;
+  const { read, durationMs } = earlyRead ? await readEarly(earlyRead) : await readNow(ctx, budget, path, started);
   if (!read.ok) {
-    recorder.emit({ type: 'step_failed', round, index, path, durationMs, code: read.code, message: read.message });
+    const failure = { path, durationMs, code: read.code, message: read.message };
+    recorder.emit({ type: 'step_failed', round, index, ...failure, ...readAheadMark(earlyRead) });
     return { step: index, path, code: read.code, message: read.message };
   }
   const meta = observe(ctx, read.value);
@@ -93,8 +106,32 @@ export async function readStep(
     durationMs,
     observation: meta,
     replacedSha256: earlier && earlier.meta.sha256 !== meta.sha256 ? earlier.meta.sha256 : null,
+    ...readAheadMark(earlyRead),
   });
   return null;
+}
+
+async function statNow(ctx: RunContext, budget: ToolBudget, path: string) {
+  budget.spend();
+  return ctx.bridge.statFile(path);
+}
+
+/** The step's own read, timed from the step's start. */
+async function readNow(ctx: RunContext, budget: ToolBudget, path: string, started: number) {
+  budget.spend();
+  const read = await ctx.bridge.readFile(path);
+  return { read, durationMs: performance.now() - started };
+}
+
+/** A read begun while the plan streamed, timed as the call itself ran. */
+async function readEarly(early: Extract<EarlyCall, { kind: 'read' }>) {
+  const { result, finishedAt } = await early.outcome;
+  return { read: result, durationMs: finishedAt - early.startedAt };
+}
+
+/** Marks a step whose tool call began before its plan was accepted; absent otherwise. */
+function readAheadMark(early: EarlyCall | undefined): { readAhead?: true } {
+  return early ? { readAhead: true } : {};
 }
 
 function observe(ctx: RunContext, read: FileRead): ObservationMeta {

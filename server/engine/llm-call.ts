@@ -1,7 +1,7 @@
 import { ModelCallError, type ModelReply, type ModelRequest } from '../llm/types';
 import type { RunContext } from './context';
 
-export type CallRequest = Pick<ModelRequest, 'label' | 'messages' | 'format' | 'input'> & { round: number | null };
+export type CallRequest = Pick<ModelRequest, 'label' | 'messages' | 'format' | 'input' | 'onContent'> & { round: number | null };
 
 /**
  * One recorded LLM call, as in the second write-up's log: label and number

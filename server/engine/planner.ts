@@ -4,7 +4,9 @@ import type { ProposedStep, Rejection } from '../../lib/events';
 import type { WorkspaceFile } from '../mcp/types';
 import type { RunContext } from './context';
 import { callModel } from './llm-call';
+import { planStepStream } from './plan-stream';
 import { plannerMessages, type RoundLesson } from './prompts';
+import type { ReadAhead } from './read-ahead';
 
 export type PlanOutcome =
   | { accepted: true; steps: ProposedStep[]; goal?: string }
@@ -13,7 +15,8 @@ export type PlanOutcome =
 /**
  * One planning round: the Planner proposes, the schema parses, the
  * Validator judges. The model fills the format; the program decides what
- * may run.
+ * may run. With `readAhead`, each step is offered to it as soon as the
+ * stream completes the step, so reads overlap the rest of the generation.
  */
 export async function planRound(
   ctx: RunContext,
@@ -21,6 +24,7 @@ export async function planRound(
   files: WorkspaceFile[],
   lessons: RoundLesson[],
   completedPaths: string[],
+  readAhead?: ReadAhead,
 ): Promise<PlanOutcome> {
   const schema = planJsonSchema(ctx.planLimits);
   const messages = plannerMessages({
@@ -36,6 +40,7 @@ export async function planRound(
     round,
     messages,
     format: schema,
+    ...(readAhead && { onContent: planStepStream((step) => readAhead.offer(step)) }),
     input: {
       kind: 'plan',
       task: ctx.task,

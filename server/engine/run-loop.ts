@@ -6,6 +6,7 @@ import { executeSteps, ToolBudget } from './executor';
 import { executeGeneralSteps, planGeneralRound, type GeneralMemory } from './general';
 import { planRound } from './planner';
 import type { RoundLesson } from './prompts';
+import { ReadAhead } from './read-ahead';
 import { gatherByReact } from './react-loop';
 import { review } from './reviewer';
 import { synthesize } from './synthesizer';
@@ -50,15 +51,16 @@ async function gatherByPlan(ctx: RunContext, files: WorkspaceFile[], budget: Too
   const lessons: RoundLesson[] = [];
   for (let round = 1; round <= ctx.limits.maxRounds; round++) {
     stopIfAborted(ctx);
+    const readAhead = ctx.profile === 'file' && ctx.limits.readAhead ? new ReadAhead(ctx, completed, budget) : undefined;
     const plan =
       ctx.profile === 'general'
         ? await planGeneralRound(ctx, round, files, lessons, memory)
-        : await planRound(ctx, round, files, lessons, [...completed.keys()]);
+        : await planRound(ctx, round, files, lessons, [...completed.keys()], readAhead);
     if (plan.accepted) {
       const failures: ReplanReason[] =
         ctx.profile === 'general'
           ? await executeGeneralSteps(ctx, round, plan.goal ?? ctx.task, plan.steps, memory, budget)
-          : await executeSteps(ctx, round, plan.steps, completed, budget);
+          : await executeSteps(ctx, round, plan.steps, completed, budget, readAhead);
       if (failures.length === 0) return;
       lessons.push({ round, proposed: plan.steps, rejections: [], failures });
     } else {

@@ -46,7 +46,9 @@ async function streamChat(opts: OllamaModelOptions, request: ModelRequest): Prom
     streamOpened = true;
     let final: ChatResponse | undefined;
     for await (const chunk of stream) {
-      transcript.content += chunk.message?.content ?? '';
+      const delta = chunk.message?.content ?? '';
+      transcript.content += delta;
+      if (delta) request.onContent?.(delta);
       transcript.thinking += chunk.message?.thinking ?? '';
       if (chunk.done) final = chunk;
     }

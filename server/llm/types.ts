@@ -18,6 +18,8 @@ export interface ModelRequest {
   signal: AbortSignal;
   /** Per-call timeout; hitting it is a `timeout` failure. */
   timeoutMs: number;
+  /** Each piece of the reply's content as it streams in, so work can start before the reply ends. */
+  onContent?: (delta: string) => void;
 }
 
 export interface PlannerInput {

@@ -22,6 +22,13 @@ export type FakeReply = {
   delayMs?: number;
   /** Wait between deltas. */
   chunkDelayMs?: number;
+  /**
+   * The whole reply takes this long from the request's arrival, as a model
+   * streams tokens: the first delta after `delayMs`, the rest spread evenly
+   * so the last leaves at `durationMs`. Paced against the clock, so timer
+   * lateness does not add up over the deltas. Overrides `chunkDelayMs`.
+   */
+  durationMs?: number;
   /** Reply with this HTTP status and `{"error": error}` (500 if only `error` is set). */
   status?: number;
   error?: string;
@@ -284,13 +291,14 @@ async function chat(body: unknown, res: ServerResponse, state: FakeState) {
   }
 
   const reply = state.take(roleOf(request.format)) ?? { content: defaultContent(request.format) };
+  const received = performance.now();
   const gone = goneSignal(res);
   if (reply.delayMs) await sleep(reply.delayMs, undefined, { signal: gone });
   if (reply.hang) return; // the socket is destroyed when the client aborts or the fake closes
   if (reply.status !== undefined || reply.error !== undefined) {
     return sendError(res, reply.status ?? 500, reply.error ?? 'internal error');
   }
-  return request.stream ? streamReply(reply, request, res, gone) : singleReply(reply, request, res);
+  return request.stream ? streamReply(reply, request, res, gone, received) : singleReply(reply, request, res);
 }
 
 function roleOf(format: unknown): ChatRole {
@@ -303,7 +311,7 @@ function emptyQueues(): Record<ChatRole, FakeReply[]> {
   return { planner: [], synthesizer: [], reviewer: [], actor: [], executor: [] };
 }
 
-async function streamReply(reply: FakeReply, request: ChatBody, res: ServerResponse, gone: AbortSignal) {
+async function streamReply(reply: FakeReply, request: ChatBody, res: ServerResponse, gone: AbortSignal, received: number) {
   const chunks = reply.chunks ?? DEFAULT_CHUNKS;
   // Thinking comes before content, as Ollama streams it.
   const deltas = [
@@ -313,9 +321,10 @@ async function streamReply(reply: FakeReply, request: ChatBody, res: ServerRespo
   const breaksOff = reply.midStreamError !== undefined || reply.resetMidStream === true;
   const sent = breaksOff ? Math.min(deltas.length, Math.max(1, Math.ceil(deltas.length / 2))) : deltas.length;
 
+  const pace = deltaPace(reply, deltas.length, received);
   res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
   for (let i = 0; i < sent; i++) {
-    if (i > 0 && reply.chunkDelayMs) await sleep(reply.chunkDelayMs, undefined, { signal: gone });
+    if (i > 0) await pace(i, gone);
     await writeLine(res, deltas[i]);
   }
   if (reply.midStreamError !== undefined) {
@@ -331,9 +340,25 @@ async function streamReply(reply: FakeReply, request: ChatBody, res: ServerRespo
     res.end();
     return;
   }
-  if (reply.chunkDelayMs && sent > 0) await sleep(reply.chunkDelayMs, undefined, { signal: gone });
+  if (sent > 0 && reply.durationMs === undefined) await pace(sent, gone);
   await writeLine(res, finalChunk(reply, request));
   res.end();
+}
+
+/** Waits before delta `i`: a fixed gap, or until its place on the reply's clock when `durationMs` is set. */
+function deltaPace(reply: FakeReply, count: number, received: number): (i: number, gone: AbortSignal) => Promise<void> {
+  const { durationMs, chunkDelayMs } = reply;
+  if (durationMs === undefined) {
+    return async (_i, gone) => {
+      if (chunkDelayMs) await sleep(chunkDelayMs, undefined, { signal: gone });
+    };
+  }
+  const first = reply.delayMs ?? 0;
+  const gap = count > 1 ? Math.max(0, durationMs - first) / (count - 1) : 0;
+  return async (i, gone) => {
+    const wait = received + first + i * gap - performance.now();
+    if (wait > 0) await sleep(wait, undefined, { signal: gone });
+  };
 }
 
 function singleReply(reply: FakeReply, request: ChatBody, res: ServerResponse) {

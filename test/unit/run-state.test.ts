@@ -3,7 +3,7 @@ import type { NewRunEvent, RunEvent } from '../../lib/events';
 import { toResult } from '../../lib/result';
 import { applyEvent, emptyRun, foldRun } from '../../lib/run-state';
 
-const LIMITS = { maxRounds: 2, maxSteps: 4, toolBudget: 16, runTimeoutMs: 1000, callTimeoutMs: 1000, maxFileBytes: 1000, stepConcurrency: 4, maxEvidenceChars: 1000, synthesisRetries: 0 };
+const LIMITS = { maxRounds: 2, maxSteps: 4, toolBudget: 16, runTimeoutMs: 1000, callTimeoutMs: 1000, maxFileBytes: 1000, stepConcurrency: 4, maxEvidenceChars: 1000, readAhead: false, synthesisRetries: 0 };
 const obs = (path: string, sha256: string) => ({ path, sha256, bytes: 10, lines: 2, mtimeMs: 1, artifact: `observation/${sha256}/${path}` });
 
 function stamp(events: NewRunEvent[]): RunEvent[] {
