@@ -36,9 +36,25 @@ export const REVIEW = JSON.stringify({
   ],
 });
 
-/** The whole run's replies, each taking `delayMs` before its first byte. */
-export function replanScript(delayMs: number): FakeScript {
-  const reply = (content: string): FakeReply => ({ content, delayMs });
+/**
+ * How a model call of `callMs` spends its time. `streamed`, as a model
+ * generates: the first token after 15 % of the call (reading the prompt),
+ * the rest in 12 deltas spread evenly up to `callMs`. `burst`: nothing until
+ * `callMs`, then the whole reply at once.
+ */
+export type ReplyShape = 'streamed' | 'burst';
+
+const STREAMED_DELTAS = 12;
+const FIRST_TOKEN_SHARE = 0.15;
+
+export function timedReply(content: string, callMs: number, shape: ReplyShape): FakeReply {
+  if (shape === 'burst' || callMs === 0) return { content, delayMs: callMs };
+  return { content, delayMs: Math.round(callMs * FIRST_TOKEN_SHARE), durationMs: callMs, chunks: STREAMED_DELTAS };
+}
+
+/** The whole run's replies, each call taking `callMs`. */
+export function replanScript(callMs: number, shape: ReplyShape = 'streamed'): FakeScript {
+  const reply = (content: string) => timedReply(content, callMs, shape);
   return {
     planner: [reply(planText(ROUND1)), reply(planText(ROUND2))],
     synthesizer: [reply(ANSWER)],
@@ -47,7 +63,7 @@ export function replanScript(delayMs: number): FakeScript {
 }
 
 /** No re-plan: one 4-step plan that succeeds. */
-export function straightScript(delayMs: number, paths = ROUND2): FakeScript {
-  const reply = (content: string): FakeReply => ({ content, delayMs });
+export function straightScript(callMs: number, paths = ROUND2): FakeScript {
+  const reply = (content: string) => timedReply(content, callMs, 'streamed');
   return { planner: [reply(planText(paths))], synthesizer: [reply(ANSWER)], reviewer: [reply(REVIEW)] };
 }
