@@ -15,7 +15,8 @@ test('a run submitted in the form: rejection in round 1, the diff in round 2, ev
   await scriptFake(request, {
     planner: [
       { content: plan('src/config.ts', '.env.local', './src/config.ts') },
-      { content: plan('src/config.ts', 'src/llm.ts') },
+      // Streamed slowly: its first step is complete, and read ahead, long before the reply ends.
+      { content: plan('src/config.ts', 'src/llm.ts'), chunks: 6, chunkDelayMs: 40 },
     ],
     synthesizer: [{ content: JSON.stringify({ claims: [GOOD, BAD] }) }],
     reviewer: [{ content: JSON.stringify({ reviews: [{ claim: 1, verdict: 'supported', reason: 'Line 18 sets it.' }] }) }],
@@ -34,6 +35,7 @@ test('a run submitted in the form: rejection in round 1, the diff in round 2, ev
   const round2 = page.getByTestId('plan-round-2');
   await expect(round2).toBeVisible();
   await expect(page.getByTestId('round-diff').first()).toContainText('src/llm.ts');
+  await expect(page.getByTestId('step-2-0')).toContainText('read ahead');
 
   await expect(page.getByTestId('observation-src/config.ts')).toBeVisible();
 

@@ -1,5 +1,6 @@
 'use client';
 
+import { memo } from 'react';
 import type { RoundView, StepView } from '@/lib/run-state';
 import { formatDuration } from '../format';
 import { Code, Panel } from '../ui/panel';
@@ -7,7 +8,7 @@ import { StatusBadge } from '../ui/status-badge';
 import { useNow } from '../use-now';
 
 /** The executor's work, round by round: each step's status, how long it took, and why it failed. */
-export function StepTimeline({
+export const StepTimeline = memo(function StepTimeline({
   rounds,
   runLive,
   onOpenObservation,
@@ -46,7 +47,7 @@ export function StepTimeline({
       )}
     </Panel>
   );
-}
+});
 
 function RoundSteps({
   round,
@@ -120,6 +121,14 @@ function StepRow({
           )}
           {step.status === 'cached' && step.fromRound !== null && (
             <span className="shrink-0 text-[11px] text-violet-700 dark:text-violet-300">reused from round {step.fromRound}</span>
+          )}
+          {step.readAhead && (
+            <span
+              className="shrink-0 text-[11px] text-sky-700 dark:text-sky-300"
+              title="Its tool call began while the planner was still streaming the plan, once this step was complete and its path passed the policy."
+            >
+              read ahead
+            </span>
           )}
         </div>
         <div className="text-[11px] text-zinc-500 break-anywhere dark:text-zinc-400">{step.purpose}</div>
