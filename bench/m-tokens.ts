@@ -5,12 +5,15 @@
  * Reports prompt characters and tokens per planning call, how much of the
  * round-2 prompt is new, and the common prefix of the round-1 and round-2
  * prompts as the chat template lays them out (system, then user): the part
- * Ollama can keep in its KV cache between rounds.
+ * Ollama can keep in its KV cache between rounds. Then the shipped
+ * evaluation suite (evals/sample-suite.json): each task planned once (the
+ * files it must read as the plan) and answered, for the size of the
+ * planner's and the synthesizer's prompts a real evaluation sends.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { startExternalFake } from './lib/fake';
-import { BENCH_ROOT, copyWorkspace, removeDir } from './lib/paths';
+import { APP_ROOT, BENCH_ROOT, copyWorkspace, removeDir } from './lib/paths';
 import { atLeast, benchArgs, info, log, writeOutput } from './lib/report';
 import { benchRuntime } from './lib/runtime';
 import { ANSWER, planText } from './lib/scenario';
@@ -30,6 +33,12 @@ interface Message {
 const args = benchArgs();
 const spec = JSON.parse(fs.readFileSync(path.join(BENCH_ROOT, 'tasks.json'), 'utf8')) as { tasks: TaskSpec[] };
 const tasks = args.quick ? spec.tasks.slice(0, 2) : spec.tasks;
+const suite = JSON.parse(fs.readFileSync(path.join(APP_ROOT, 'evals', 'sample-suite.json'), 'utf8')) as {
+  tasks: { id: string; task: string; mustRead?: string[] }[];
+};
+const suiteTasks = args.quick ? suite.tasks.slice(0, 2) : suite.tasks;
+/** A task that must read nothing (it asks for a secret) still plans one harmless read. */
+const FALLBACK_READ = 'src/config.ts';
 await loadTokenizer();
 
 /** The prompt as a chat template lays it out: what a prompt cache can match. */
@@ -46,6 +55,10 @@ function commonPrefix(a: string, b: string): string {
 const fake = await startExternalFake();
 const workspace = copyWorkspace();
 const bench = benchRuntime({ ollamaUrl: fake.url, workspace, env: { PLANSCOPE_REVIEW: 'false' } });
+const size = (text: string) => ({ chars: text.length, tokens: countTokens(text) });
+const messagesOf = (body: unknown) => (body as { messages: Message[] }).messages;
+const isPlanner = (body: unknown) => JSON.stringify((body as { format?: unknown }).format ?? {}).includes('"steps"');
+const suiteRows: { id: string; planner: { chars: number; tokens: number }; synthesizer: { chars: number; tokens: number } }[] = [];
 const rows: {
   task: string;
   round1: { chars: number; tokens: number };
@@ -61,14 +74,11 @@ try {
     const run = await bench.run(t.task);
     if (run.view.rounds.length !== 2) throw new Error(`"${t.task}": expected a re-plan, saw ${run.view.rounds.length} round(s)`);
     const chats = (await fake.requests()).filter((r) => r.path === '/api/chat');
-    const messagesOf = (body: unknown) => (body as { messages: Message[] }).messages;
-    const isPlanner = (body: unknown) => JSON.stringify((body as { format?: unknown }).format ?? {}).includes('"steps"');
     const planners = chats.filter((r) => isPlanner(r.body)).map((r) => messagesOf(r.body));
     const synth = chats.filter((r) => !isPlanner(r.body)).map((r) => messagesOf(r.body))[0];
     if (planners.length !== 2 || !synth) throw new Error(`"${t.task}": expected 2 planner calls and a synthesizer call`);
     const [r1, r2] = planners.map(rendered) as [string, string];
     const prefix = commonPrefix(r1, r2);
-    const size = (text: string) => ({ chars: text.length, tokens: countTokens(text) });
     const s1 = size(r1);
     const s2 = size(r2);
     const p = size(prefix);
@@ -81,6 +91,18 @@ try {
       synthesizer: size(rendered(synth)),
     });
   }
+  for (const t of suiteTasks) {
+    const reads = (t.mustRead?.length ? t.mustRead : [FALLBACK_READ]).slice(0, 4);
+    await fake.setScript({ planner: [{ content: planText(reads) }], synthesizer: [{ content: ANSWER }] });
+    await fake.clearRequests();
+    const run = await bench.run(t.task);
+    if (run.view.status !== 'completed') throw new Error(`suite task ${t.id}: the run ended ${run.view.status}`);
+    const chats = (await fake.requests()).filter((r) => r.path === '/api/chat').map((r) => r.body);
+    const planner = chats.find(isPlanner);
+    const synth = chats.find((body) => !isPlanner(body));
+    if (!planner || !synth) throw new Error(`suite task ${t.id}: expected a planner and a synthesizer call`);
+    suiteRows.push({ id: t.id, planner: size(rendered(messagesOf(planner))), synthesizer: size(rendered(messagesOf(synth))) });
+  }
 } finally {
   await bench.close();
   await fake.close();
@@ -92,6 +114,8 @@ const r1Tokens = col((r) => r.round1.tokens);
 const r2Tokens = col((r) => r.round2.tokens);
 const newTokens = col((r) => r.newInRound2.tokens);
 const prefixShare = col((r) => r.prefix.tokens / r.round2.tokens);
+const suitePlanner = summarize(suiteRows.map((r) => r.planner.tokens));
+const suiteSynth = summarize(suiteRows.map((r) => r.synthesizer.tokens));
 log(`planner prompt ~${r1Tokens.median} tokens; re-plan adds ~${newTokens.median} new; common prefix ${(prefixShare.median * 100).toFixed(0)}% of round 2`);
 writeOutput(args, {
   name: 'tokens',
@@ -102,6 +126,8 @@ writeOutput(args, {
     info('tokens.replan.new', 'Round 2: tokens not in the common prefix (median)', newTokens.median, 'tokens'),
     atLeast('tokens.prefix.share', 'Round 2 prompt covered by the round-1 prefix (median)', round(prefixShare.median, 3), 0.5, 'x', 'stable prefix: instructions and file list come before anything that changes'),
     info('tokens.synth.tokens', 'Synthesizer prompt (median tokens)', col((r) => r.synthesizer.tokens).median, 'tokens'),
+    info('tokens.suite.planner', `Shipped eval suite, ${suiteRows.length} tasks: planner prompt (median tokens)`, suitePlanner.median, 'tokens', `max ${suitePlanner.max}`),
+    info('tokens.suite.synth', 'Shipped eval suite: synthesizer prompt (median tokens)', suiteSynth.median, 'tokens', `max ${suiteSynth.max}`),
   ],
   details: {
     tokenizer: tokenizerName,
@@ -111,5 +137,6 @@ writeOutput(args, {
     newTokensInRound2: roundSummary(newTokens),
     prefixShareOfRound2: roundSummary(prefixShare, 3),
     perTask: rows,
+    suite: { tasks: suiteRows.length, plannerTokens: roundSummary(suitePlanner), synthesizerTokens: roundSummary(suiteSynth), perTask: suiteRows },
   },
 });
