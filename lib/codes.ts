@@ -50,6 +50,7 @@ export const RequestErrorCode = z.enum([
   'task_too_long',
   'payload_too_large',
   'workspace_not_found',
+  'workspace_not_allowed',
   'run_not_found',
   'artifact_not_found',
   'eval_not_found',
@@ -62,6 +63,8 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   task_too_long: 413,
   payload_too_large: 413,
   workspace_not_found: 400,
+  /** Outside PLANSCOPE_WORKSPACE_ROOTS: understood, and refused. */
+  workspace_not_allowed: 403,
   run_not_found: 404,
   artifact_not_found: 404,
   eval_not_found: 404,

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './mcp/servers-config';
@@ -13,6 +14,8 @@ const Env = z.object({
   OLLAMA_HOST: z.string().trim().min(1).default('http://127.0.0.1:11434'),
   PLANSCOPE_MODEL: z.string().trim().min(1).default('qwen3:8b'),
   PLANSCOPE_WORKSPACE: z.string().trim().min(1).optional(),
+  /** Directories a run's workspace must be (or lie inside), separated by `path.delimiter` as in PATH. */
+  PLANSCOPE_WORKSPACE_ROOTS: z.string().trim().min(1).optional(),
   PLANSCOPE_DATA_DIR: z.string().trim().min(1).default('./data'),
   PORT: int(1, 65535, 3000),
   HOSTNAME: z.string().trim().min(1).default('127.0.0.1'),
@@ -44,6 +47,12 @@ export interface Config {
   ollamaHost: string;
   model: string;
   workspace: string;
+  /**
+   * The allow-list of workspaces (`PLANSCOPE_WORKSPACE_ROOTS`), as real
+   * paths: a run's workspace must be one of them or inside one, or be the
+   * default `workspace` itself. Null when unset: any readable directory.
+   */
+  workspaceRoots: readonly string[] | null;
   dataDir: string;
   port: number;
   hostname: string;
@@ -109,6 +118,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ollamaHost: normalizeOllamaHost(e.OLLAMA_HOST),
     model: e.PLANSCOPE_MODEL,
     workspace: path.resolve(appRoot, e.PLANSCOPE_WORKSPACE ?? 'sample-workspace'),
+    workspaceRoots: e.PLANSCOPE_WORKSPACE_ROOTS === undefined ? null : parseWorkspaceRoots(e.PLANSCOPE_WORKSPACE_ROOTS, appRoot),
     dataDir: path.resolve(appRoot, e.PLANSCOPE_DATA_DIR),
     port: e.PORT,
     hostname: e.HOSTNAME,
@@ -143,6 +153,37 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxResultChars: e.PLANSCOPE_MAX_EVIDENCE_CHARS,
     },
   };
+}
+
+/**
+ * `PLANSCOPE_WORKSPACE_ROOTS`: directories separated by the platform's path
+ * delimiter (`:` on Linux and macOS, `;` on Windows, as in PATH), relative
+ * ones against the app root. Each must exist and be a directory; each is
+ * kept as its real path, so symlinked roots compare as what they point to.
+ * Empty entries (a trailing `:`) are skipped; a list of none is refused.
+ */
+export function parseWorkspaceRoots(raw: string, appRoot: string): string[] {
+  const fail = (message: string): never => {
+    throw new ConfigError(`Invalid configuration: PLANSCOPE_WORKSPACE_ROOTS: ${message}`);
+  };
+  const entries = raw
+    .split(path.delimiter)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (entries.length === 0) fail('lists no directory');
+  const roots: string[] = [];
+  for (const entry of entries) {
+    const absolute = path.resolve(appRoot, entry);
+    let real: string;
+    try {
+      real = fs.realpathSync(absolute);
+    } catch {
+      return fail(`${absolute} does not exist`);
+    }
+    if (!fs.statSync(real).isDirectory()) fail(`${absolute} is not a directory`);
+    if (!roots.includes(real)) roots.push(real);
+  }
+  return roots;
 }
 
 /** Empty variables count as unset, as a person editing `.env` would expect. */

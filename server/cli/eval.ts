@@ -5,6 +5,7 @@ import { formatEvalTable, summarize } from '../../lib/eval';
 import { Strategy } from '../../lib/events';
 import { ConfigError, loadConfig, OFFLINE_MODEL } from '../config';
 import { runSuite, SuiteError } from '../eval/run-suite';
+import { isRequestError } from '../runs/request-error';
 import { createRuntime } from '../runtime';
 
 const USAGE =
@@ -72,7 +73,8 @@ async function main(): Promise<number> {
     }
     return ExitCode.completed;
   } catch (error) {
-    if (error instanceof SuiteError) fail(error.message);
+    // A bad suite, or a workspace the configuration refuses: the person's to fix, not a crash.
+    if (error instanceof SuiteError || isRequestError(error)) fail(error.message);
     throw error;
   } finally {
     await runtime.close();

@@ -4,6 +4,7 @@ import { PlanProfile, Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
 import { ConfigError, loadConfig } from '../config';
 import { RequestError } from '../runs/request-error';
+import { describeAllowedWorkspaces } from '../runs/workspace';
 import { createRuntime } from '../runtime';
 import { progressLine, summaryTable } from './progress';
 
@@ -68,7 +69,11 @@ async function main(): Promise<number> {
     try {
       ({ id } = runtime.registry.start({ task, model: values.model, workspace: values.workspace, maxRounds, strategy, profile }));
     } catch (error) {
-      if (error instanceof RequestError) fail(error.message);
+      if (error instanceof RequestError) {
+        // At the server's own console, naming the allowed directories helps; the API does not echo them.
+        const { workspaceRoots: roots, workspace: defaultWorkspace } = runtime.config;
+        fail(error.code === 'workspace_not_allowed' ? `${error.message} ${describeAllowedWorkspaces({ roots, defaultWorkspace })}` : error.message);
+      }
       throw error;
     }
     if (!values.json) {

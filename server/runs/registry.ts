@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { PlanProfile, RunEvent, RunLimits, Strategy } from '../../lib/events';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { RunRequest } from '../../lib/run-request';
@@ -15,6 +13,7 @@ import type { BridgePool } from './bridge-pool';
 import type { RunBus } from './bus';
 import { RunRecorder } from './recorder';
 import { RequestError } from './request-error';
+import { resolveWorkspace } from './workspace';
 
 interface LiveRun {
   controller: AbortController;
@@ -46,7 +45,10 @@ export class RunRegistry {
 
   start(input: unknown): { id: string } {
     const request = this.parseRequest(input);
-    const workspace = resolveWorkspace(request.workspace ?? this.config.workspace);
+    const workspace = resolveWorkspace(request.workspace ?? this.config.workspace, {
+      roots: this.config.workspaceRoots,
+      defaultWorkspace: this.config.workspace,
+    });
     const model = resolveModel(request.model ?? this.config.model, this.config);
     const limits: RunLimits = { ...this.config.limits, maxRounds: request.maxRounds ?? this.config.limits.maxRounds };
     const strategy = request.strategy ?? 'plan-execute';
@@ -248,20 +250,6 @@ export class RunRegistry {
 function newRunId(): string {
   // Time first so ids sort by creation; random tail so concurrent starts never collide.
   return `${Date.now().toString(36)}-${randomBytes(5).toString('hex')}`;
-}
-
-function resolveWorkspace(dir: string): string {
-  const absolute = path.resolve(dir);
-  let real: string;
-  try {
-    real = fs.realpathSync(absolute);
-  } catch {
-    throw new RequestError('workspace_not_found', `The workspace ${absolute} does not exist.`);
-  }
-  if (!fs.statSync(real).isDirectory()) {
-    throw new RequestError('workspace_not_found', `The workspace ${absolute} is not a directory.`);
-  }
-  return real;
 }
 
 function lastReached(view: RunView): string {

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { isInside } from '../../lib/policy';
+import { RequestError } from './request-error';
+
+/** Which directories a run may use as its workspace (see `Config.workspaceRoots`). */
+export interface WorkspacePolicy {
+  /** Real paths; null: any readable directory. */
+  roots: readonly string[] | null;
+  /** The configured default workspace: always allowed itself (the operator's own choice), not its subdirectories. */
+  defaultWorkspace: string;
+}
+
+/**
+ * The real path of a requested workspace, or a refusal: `workspace_not_found`
+ * when it does not exist or is not a directory, `workspace_not_allowed` when
+ * roots are set and it is neither the default workspace nor one of the roots
+ * or inside one. The roots are checked first, so a path outside them is
+ * refused the same way whether or not it exists (no probing the server's
+ * disk). Messages name only the path as requested, never what it resolved
+ * to nor the roots: they go back to API clients.
+ */
+export function resolveWorkspace(dir: string, policy: WorkspacePolicy): string {
+  const absolute = path.resolve(dir);
+  const real = realpathOrNull(absolute);
+  if (policy.roots !== null && !allowed(absolute, real, policy.roots, policy.defaultWorkspace)) {
+    throw new RequestError(
+      'workspace_not_allowed',
+      `The workspace ${absolute} is not inside the allowed workspace roots (PLANSCOPE_WORKSPACE_ROOTS).`,
+    );
+  }
+  if (real === null) throw new RequestError('workspace_not_found', `The workspace ${absolute} does not exist.`);
+  if (!fs.statSync(real).isDirectory()) {
+    throw new RequestError('workspace_not_found', `The workspace ${absolute} is not a directory.`);
+  }
+  return real;
+}
+
+/** For people at the server's own console (the CLI): what is allowed, naming the directories. */
+export function describeAllowedWorkspaces(policy: WorkspacePolicy): string {
+  if (policy.roots === null) return 'Any readable directory is allowed.';
+  return `Allowed: ${policy.roots.join(', ')} (or a directory inside one), and the default workspace ${policy.defaultWorkspace}.`;
+}
+
+function allowed(absolute: string, real: string | null, roots: readonly string[], defaultWorkspace: string): boolean {
+  if (real !== null) {
+    return real === realpathOrNull(defaultWorkspace) || roots.some((root) => isInside(root, real));
+  }
+  // It does not exist: it would be inside a root when its nearest existing ancestor, symlinks resolved, is.
+  const ancestor = nearestExistingReal(absolute);
+  return roots.some((root) => isInside(root, ancestor));
+}
+
+function nearestExistingReal(absolute: string): string {
+  let dir = absolute;
+  for (;;) {
+    const parent = path.dirname(dir);
+    if (parent === dir) return dir;
+    dir = parent;
+    const real = realpathOrNull(dir);
+    if (real !== null) return real;
+  }
+}
+
+function realpathOrNull(absolute: string): string | null {
+  try {
+    return fs.realpathSync(absolute);
+  } catch {
+    return null;
+  }
+}
