@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { keepScreenshot, plan, runDetail, runIdOf, scriptFake } from './fixtures';
 
@@ -86,6 +89,43 @@ test('reloading mid-run resumes from the stored events with nothing missing or d
   await expect(page.getByTestId('llm-call-row')).toHaveCount(detail.events.filter((e) => e.type === 'llm_call_started').length);
   await expect(page.getByTestId('claim')).toHaveCount(1);
   await keepScreenshot(page, 'run-page-after-reload');
+});
+
+test('a large observed file: its first lines come with the page, the rest follows, citations reach past them', async ({ page, request }) => {
+  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-e2e-large-'));
+  try {
+    // ~150 KB: well past the opening lines, within the default PLANSCOPE_MAX_FILE_BYTES (256 KB).
+    const LINES = 3000;
+    const line = (n: number) => `${String(n).padStart(5, '0')} event=${n % 7} detail=${'x'.repeat(30)}`;
+    fs.writeFileSync(path.join(workspace, 'events.log'), `${Array.from({ length: LINES }, (_, i) => line(i + 1)).join('\n')}\n`);
+    await scriptFake(request, {
+      planner: [{ content: plan('events.log') }],
+      synthesizer: [
+        { content: JSON.stringify({ claims: [{ text: 'Line 2345 has event 0.', citations: [{ path: 'events.log', startLine: 2345, endLine: 2345, quote: 'event=0' }] }] }) },
+      ],
+      reviewer: [{ content: JSON.stringify({ reviews: [] }) }],
+    });
+    const created = await request.post('/api/runs', { data: { task: TASK, model: 'qwen3:8b', workspace } });
+    expect(created.status()).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    await expect.poll(async () => (await runDetail(request, id)).status, { timeout: 30_000 }).toBe('completed');
+
+    // Before any script runs: the HTML already holds the opening lines, not the whole file.
+    const html = await (await request.get(`/runs/${id}`)).text();
+    expect(html).toContain('data-line="1"');
+    expect(html).toContain(line(1));
+    expect(html).not.toContain(line(LINES));
+
+    await page.goto(`/runs/${id}`);
+    const viewer = page.getByTestId('observation-lines');
+    await expect(viewer).toHaveAttribute('data-line-count', String(LINES));
+    await expect(page.getByTestId('observation-loading-rest')).toHaveCount(0);
+    await page.getByTestId('citation').first().click();
+    await expect(viewer.locator('[data-line="2345"]')).toHaveAttribute('data-highlighted', 'true');
+    await expect(viewer).toContainText(line(2345));
+  } finally {
+    fs.rmSync(workspace, { recursive: true, force: true });
+  }
 });
 
 test('an unknown run id is a proper 404 page', async ({ page }) => {

@@ -1,11 +1,23 @@
 'use client';
 
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef } from 'react';
+import { memo, useEffect, useMemo, useRef } from 'react';
 import { splitLines } from '@/lib/checker';
 
 /** Fixed row height in the no-wrap mode (Tailwind `leading-5`); wrapped rows are measured instead. */
 const ROW_PX = 20;
+/**
+ * Rows rendered before the viewer has been measured: on the server and in
+ * hydration. About the viewer's height at 900 px, so the first paint already
+ * shows a screenful of lines.
+ */
+const FIRST_PAINT_ROWS = 32;
+/**
+ * Rows rendered beyond the visible ones, each side. The virtualizer renders
+ * synchronously on scroll, so these only cover the gap until then; every
+ * extra row is DOM work on each scrolled frame.
+ */
+const OVERSCAN_ROWS = 10;
 /**
  * Without wrapping, a single line is drawn at most this long: a minified
  * 5 MB line would otherwise make an element wider than browsers can lay out.
@@ -29,23 +41,27 @@ export function FileLines({
   focusKey,
   wrap,
   label,
+  totalLines = 0,
 }: {
   text: string;
   highlight: LineRange | null;
   focusKey: number;
   wrap: boolean;
   label: string;
+  /** The whole file's line count when `text` is only its beginning: the gutter is sized for it from the start. */
+  totalLines?: number;
 }) {
   const lines = useMemo(() => splitLines(text), [text]);
   const longest = useMemo(() => lines.reduce((n, l) => Math.max(n, l.length), 0), [lines]);
-  const gutterCh = Math.max(String(lines.length).length, 3) + 2;
+  const gutterCh = Math.max(String(Math.max(lines.length, totalLines)).length, 3) + 2;
   const parentRef = useRef<HTMLDivElement>(null);
 
   const virtualizer = useVirtualizer({
     count: lines.length,
     getScrollElement: () => parentRef.current,
     estimateSize: () => ROW_PX,
-    overscan: 30,
+    overscan: OVERSCAN_ROWS,
+    initialRect: { width: 0, height: FIRST_PAINT_ROWS * ROW_PX },
   });
 
   useEffect(() => {
@@ -58,6 +74,8 @@ export function FileLines({
   }, [focusKey, lines.length, wrap]);
 
   const innerWidth = wrap ? '100%' : `calc(${gutterCh + Math.min(longest, MAX_UNWRAPPED_CHARS + 40)}ch + 1.5rem)`;
+  const items = virtualizer.getVirtualItems();
+  const isMarked = (index: number) => highlight !== null && index + 1 >= highlight.startLine && index + 1 <= highlight.endLine;
 
   return (
     <div
@@ -70,45 +88,92 @@ export function FileLines({
       tabIndex={0}
       className="h-full min-h-0 overflow-auto bg-white font-mono text-xs leading-5 [tab-size:4] dark:bg-zinc-950"
     >
-      <div className="relative" style={{ height: virtualizer.getTotalSize(), width: innerWidth, minWidth: '100%' }}>
-        {virtualizer.getVirtualItems().map((item) => {
-          const n = item.index + 1;
-          const line = lines[item.index] ?? '';
-          const marked = highlight !== null && n >= highlight.startLine && n <= highlight.endLine;
-          const clipped = !wrap && line.length > MAX_UNWRAPPED_CHARS;
-          return (
-            <div
+      <div className="relative flex" style={{ height: virtualizer.getTotalSize(), width: innerWidth, minWidth: '100%' }}>
+        {/*
+          The line numbers are one column that sticks to the left edge, not a sticky cell per row:
+          every sticky element is work for the compositor on each scrolled frame.
+        */}
+        <div
+          aria-hidden
+          className="sticky left-0 z-10 shrink-0 border-r border-zinc-200 bg-zinc-50 text-right text-zinc-400 select-none dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-500"
+          style={{ width: `${gutterCh}ch` }}
+        >
+          {items.map((item) => (
+            <LineNumber key={item.key} n={item.index + 1} start={item.start} height={wrap ? item.size : ROW_PX} marked={isMarked(item.index)} />
+          ))}
+        </div>
+        <div className="relative min-w-0 flex-1">
+          {items.map((item) => (
+            <LineText
               key={item.key}
-              data-index={item.index}
-              data-line={n}
-              data-highlighted={marked || undefined}
-              ref={wrap ? virtualizer.measureElement : undefined}
-              className={`absolute top-0 left-0 flex w-full ${marked ? 'bg-amber-100 dark:bg-amber-900/40' : ''}`}
-              style={{ transform: `translateY(${item.start}px)`, height: wrap ? undefined : ROW_PX }}
-            >
-              <span
-                aria-hidden
-                className={`sticky left-0 shrink-0 border-r pr-2 text-right select-none ${
-                  marked
-                    ? 'border-amber-400 bg-amber-200 text-amber-900 dark:border-amber-600 dark:bg-amber-900 dark:text-amber-100'
-                    : 'border-zinc-200 bg-zinc-50 text-zinc-400 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-500'
-                }`}
-                style={{ width: `${gutterCh}ch` }}
-              >
-                {n}
-              </span>
-              <span className={`pl-3 ${wrap ? 'min-w-0 flex-1 whitespace-pre-wrap break-anywhere' : 'whitespace-pre'}`}>
-                {clipped ? line.slice(0, MAX_UNWRAPPED_CHARS) : line}
-                {clipped && (
-                  <span className="ml-2 rounded bg-zinc-200 px-1 text-[10px] text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">
-                    … {line.length - MAX_UNWRAPPED_CHARS} more characters (turn on wrap to see them)
-                  </span>
-                )}
-              </span>
-            </div>
-          );
-        })}
+              index={item.index}
+              start={item.start}
+              line={lines[item.index] ?? ''}
+              marked={isMarked(item.index)}
+              wrap={wrap}
+              measure={wrap ? virtualizer.measureElement : undefined}
+            />
+          ))}
+        </div>
       </div>
     </div>
   );
 }
+
+/**
+ * One line's number in the sticky column. The rows (numbers and texts) are
+ * memoised: a scrolled frame renders only the rows that came into view, not
+ * every row on screen again.
+ */
+const LineNumber = memo(function LineNumber({ n, start, height, marked }: { n: number; start: number; height: number; marked: boolean }) {
+  return (
+    <div
+      className={`absolute top-0 left-0 w-full pr-2 ${
+        marked
+          ? 'bg-amber-200 text-amber-900 shadow-[inset_-1px_0_0_var(--color-amber-400)] dark:bg-amber-900 dark:text-amber-100 dark:shadow-[inset_-1px_0_0_var(--color-amber-600)]'
+          : ''
+      }`}
+      style={{ transform: `translateY(${start}px)`, height }}
+    >
+      {n}
+    </div>
+  );
+});
+
+/** One line's text; measured when wrapped, since its height then depends on its length. */
+const LineText = memo(function LineText({
+  index,
+  start,
+  line,
+  marked,
+  wrap,
+  measure,
+}: {
+  index: number;
+  start: number;
+  line: string;
+  marked: boolean;
+  wrap: boolean;
+  measure: ((node: Element | null) => void) | undefined;
+}) {
+  const clipped = !wrap && line.length > MAX_UNWRAPPED_CHARS;
+  return (
+    <div
+      data-index={index}
+      data-line={index + 1}
+      data-highlighted={marked || undefined}
+      ref={measure}
+      className={`absolute top-0 left-0 w-full pl-3 ${wrap ? 'whitespace-pre-wrap break-anywhere' : 'whitespace-pre'} ${
+        marked ? 'bg-amber-100 dark:bg-amber-900/40' : ''
+      }`}
+      style={{ transform: `translateY(${start}px)`, height: wrap ? undefined : ROW_PX }}
+    >
+      {clipped ? line.slice(0, MAX_UNWRAPPED_CHARS) : line}
+      {clipped && (
+        <span className="ml-2 rounded bg-zinc-200 px-1 text-[10px] text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">
+          … {line.length - MAX_UNWRAPPED_CHARS} more characters (turn on wrap to see them)
+        </span>
+      )}
+    </div>
+  );
+});

@@ -1,11 +1,13 @@
 'use client';
 
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import type { ObservationView, RoundView } from '@/lib/run-state';
-import { formatBytes, shortSha } from '../format';
+import { formatBytes, formatCount, shortSha } from '../format';
 import { CopyButton } from '../ui/copy-button';
 import { Panel } from '../ui/panel';
 import { FileLines, type LineRange } from './file-lines';
+import { observationsInOrder } from './observation-order';
+import type { TextHead } from './text-head';
 import { artifactUrl, useArtifact } from './use-artifact';
 
 /** What the viewer shows: a file, optionally a line range to highlight; `nonce` re-focuses on repeat clicks. */
@@ -18,15 +20,18 @@ export interface ObservationSelection {
 /**
  * What the executor actually read, file by file: size, hash, the round that
  * read it, reuse and changes across rounds; and the text itself with line
- * numbers, opened at the lines a citation points to.
+ * numbers, opened at the lines a citation points to. `head` is the opening
+ * text the page was rendered with (of the first file listed), shown until
+ * the whole text is here.
  */
-export function ObservationViewer({
+export const ObservationViewer = memo(function ObservationViewer({
   runId,
   observations,
   rounds,
   selection,
   onSelect,
   runLive,
+  head,
 }: {
   runId: string;
   observations: Record<string, ObservationView>;
@@ -34,8 +39,9 @@ export function ObservationViewer({
   selection: ObservationSelection | null;
   onSelect: (path: string, range?: LineRange | null) => void;
   runLive: boolean;
+  head: TextHead | null;
 }) {
-  const list = Object.values(observations).sort((a, b) => a.round - b.round || a.path.localeCompare(b.path));
+  const list = observationsInOrder(observations);
   const selectedPath = selection?.path ?? list[0]?.path ?? null;
   const selected = selectedPath !== null ? (observations[selectedPath] ?? null) : null;
   const totalBytes = list.reduce((n, o) => n + o.bytes, 0);
@@ -77,10 +83,18 @@ export function ObservationViewer({
         </p>
       )}
 
-      {selected && <SelectedFile runId={runId} observation={selected} selection={selection?.path === selected.path ? selection : null} onClear={() => onSelect(selected.path, null)} />}
+      {selected && (
+        <SelectedFile
+          runId={runId}
+          observation={selected}
+          head={head}
+          selection={selection?.path === selected.path ? selection : null}
+          onClear={() => onSelect(selected.path, null)}
+        />
+      )}
     </Panel>
   );
-}
+});
 
 function ObservationRow({
   observation: o,
@@ -132,16 +146,18 @@ function ObservationRow({
 function SelectedFile({
   runId,
   observation,
+  head,
   selection,
   onClear,
 }: {
   runId: string;
   observation: ObservationView;
+  head: TextHead | null;
   selection: ObservationSelection | null;
   onClear: () => void;
 }) {
   const [wrap, setWrap] = useState(false);
-  const text = useArtifact(runId, observation.artifact);
+  const text = useArtifact(runId, observation.artifact, head);
   const range = selection?.range ?? null;
 
   return (
@@ -155,6 +171,11 @@ function SelectedFile({
             <button type="button" className="ml-1.5 underline" onClick={onClear} aria-label="Clear the highlighted lines">
               clear
             </button>
+          </span>
+        )}
+        {text.isPlaceholderData && (
+          <span className="text-[11px] muted" data-testid="observation-loading-rest">
+            first lines · loading all {formatCount(observation.lines)} lines ({formatBytes(observation.bytes)})…
           </span>
         )}
         <div className="ml-auto flex items-center gap-2">
@@ -183,6 +204,7 @@ function SelectedFile({
             focusKey={selection?.nonce ?? 0}
             wrap={wrap}
             label={`Contents of ${observation.path} as observed`}
+            totalLines={observation.lines}
           />
         )}
       </div>

@@ -13,14 +13,17 @@ import { ObservationViewer, type ObservationSelection } from './observation-view
 import { OutcomeHeader } from './outcome-header';
 import { PlanRounds } from './plan-rounds';
 import { StepTimeline } from './step-timeline';
+import type { TextHead } from './text-head';
 import { useRunEvents } from './use-run-events';
 
 /**
  * The run page: one fold of the run's events (`useRunEvents`), rendered as
  * the pipeline runs: plans, steps, observations, answer, and the LLM calls
  * underneath. The only state kept here is what the person is looking at.
+ * The panels are memoised and the fold shares what an event did not change,
+ * so an event re-renders only the panels that show what it changed.
  */
-export function RunView({ runId, initialEvents }: { runId: string; initialEvents: RunEvent[] }) {
+export function RunView({ runId, initialEvents, head }: { runId: string; initialEvents: RunEvent[]; head: TextHead | null }) {
   const { view, connection, streamError } = useRunEvents(runId, initialEvents);
   const [selection, setSelection] = useState<ObservationSelection | null>(null);
   const [openCall, setOpenCall] = useState<string | null>(null);
@@ -81,6 +84,7 @@ export function RunView({ runId, initialEvents }: { runId: string; initialEvents
             selection={selection}
             onSelect={openObservation}
             runLive={live}
+            head={head}
           />
         </div>
       </div>

@@ -162,6 +162,19 @@ export class RunStore {
     return rows.map(toArtifact);
   }
 
+  /**
+   * The first `maxBytes` of an artifact's text, and its whole size, without
+   * reading the rest: a run page needs only the opening lines of a file that
+   * may be megabytes. A character the cut splits is left out, not mangled.
+   */
+  artifactHead(runId: string, name: string, maxBytes: number): { text: string; bytes: number } | null {
+    const row = this.db
+      .prepare('SELECT bytes, substr(content, 1, ?) AS head FROM artifacts WHERE run_id = ? AND name = ?')
+      .get(maxBytes, runId, name) as { bytes: number; head: Buffer } | undefined;
+    if (!row) return null;
+    return { text: new TextDecoder('utf-8').decode(row.head, { stream: true }), bytes: row.bytes };
+  }
+
   getArtifact(runId: string, name: string): Artifact | null {
     const row = this.db
       .prepare('SELECT name, media_type, bytes, sha256, content FROM artifacts WHERE run_id = ? AND name = ?')

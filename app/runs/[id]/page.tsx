@@ -1,6 +1,10 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
+import { observationsInOrder } from '@/components/run/observation-order';
 import { RunView } from '@/components/run/run-view';
+import { HEAD_MAX_BYTES, headOfText, type TextHead } from '@/components/run/text-head';
+import type { RunEvent } from '@/lib/events';
+import { foldRun } from '@/lib/run-state';
 import { getRuntime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';
@@ -26,5 +30,22 @@ export default async function RunPage({ params }: Params) {
   const { store } = getRuntime();
   if (!store.getRun(id)) notFound();
   const events = store.events(id, 0);
-  return <RunView key={id} runId={id} initialEvents={events} />;
+  return <RunView key={id} runId={id} initialEvents={events} head={openingText(id, events)} />;
+}
+
+/**
+ * The opening lines of the file the observation viewer opens with, so that
+ * they are in the HTML: the viewer shows text at first paint, not after
+ * hydration and a fetch of the whole file (megabytes, for a large log). The
+ * rest is fetched after hydration; preloading it from here was measured to
+ * delay the first paint more than it sped up the whole file. Only the
+ * file's beginning is read from the store.
+ */
+function openingText(runId: string, events: RunEvent[]): TextHead | null {
+  const first = observationsInOrder(foldRun(events).observations)[0];
+  if (!first) return null;
+  const stored = getRuntime().store.artifactHead(runId, first.artifact, HEAD_MAX_BYTES);
+  if (!stored) return null;
+  const head = headOfText(stored.text);
+  return { artifact: first.artifact, text: head.text, complete: head.complete && stored.bytes <= HEAD_MAX_BYTES };
 }
