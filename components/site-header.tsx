@@ -9,12 +9,19 @@ const NAV = [
   { href: '/evals', label: 'Evaluations', active: (p: string) => p.startsWith('/evals') },
 ];
 
+/**
+ * On a run page the header's links do not prefetch: the page streams live
+ * events and loads observed files, and prefetching three routes (each
+ * rendered on the server) competes with both. Elsewhere they prefetch as
+ * usual.
+ */
 export function SiteHeader() {
   const pathname = usePathname() ?? '/';
+  const prefetch = /^\/runs\/[^/]+$/.test(pathname) ? false : undefined;
   return (
     <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white/90 backdrop-blur dark:border-zinc-800 dark:bg-zinc-900/90">
       <div className="mx-auto flex h-11 max-w-[1600px] items-center gap-6 px-4">
-        <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight">
+        <Link href="/" prefetch={prefetch} className="flex items-center gap-2 font-semibold tracking-tight">
           <span aria-hidden className="grid size-5 place-items-center rounded bg-sky-600 font-mono text-[11px] text-white">
             ps
           </span>
@@ -27,6 +34,7 @@ export function SiteHeader() {
               <Link
                 key={item.href}
                 href={item.href}
+                prefetch={prefetch}
                 aria-current={active ? 'page' : undefined}
                 className={`rounded px-2 py-1 ${
                   active

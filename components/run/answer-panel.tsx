@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import { formatCitation } from '@/lib/answer';
 import type { AnswerCheck, CheckedCitation, CheckedClaim, CitationVerdict } from '@/lib/checker';
 import type { ClaimReview } from '@/lib/review';
@@ -26,7 +27,7 @@ const CITATION_EXPLAIN: Record<CitationVerdict, string> = {
  * The answer as the Checker judged it: each claim with its verdict, each
  * citation a button that opens the cited lines in the observation viewer.
  */
-export function AnswerPanel({
+export const AnswerPanel = memo(function AnswerPanel({
   answer,
   check,
   review,
@@ -69,7 +70,7 @@ export function AnswerPanel({
       )}
     </Panel>
   );
-}
+});
 
 function GroundingScore({ check }: { check: AnswerCheck }) {
   const pct = Math.round(check.groundingScore * 100);

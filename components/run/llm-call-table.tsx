@@ -1,5 +1,6 @@
 'use client';
 
+import { memo } from 'react';
 import { aggregateCalls, type Spread } from '@/lib/result';
 import type { LlmCallView } from '@/lib/run-state';
 import { formatCount, formatDuration } from '../format';
@@ -12,7 +13,7 @@ import { useNow } from '../use-now';
  * number, sizes in characters and tokens, duration and `done_reason`; a row
  * opens the raw prompt and response.
  */
-export function LlmCallTable({ calls, onOpenCall }: { calls: LlmCallView[]; onOpenCall: (call: string) => void }) {
+export const LlmCallTable = memo(function LlmCallTable({ calls, onOpenCall }: { calls: LlmCallView[]; onOpenCall: (call: string) => void }) {
   const anyRunning = calls.some((c) => c.finishedAt === null);
   const now = useNow(anyRunning, 250);
   const agg = aggregateCalls(calls);
@@ -91,7 +92,7 @@ export function LlmCallTable({ calls, onOpenCall }: { calls: LlmCallView[]; onOp
       )}
     </Panel>
   );
-}
+});
 
 export function CallStatus({ call }: { call: LlmCallView }) {
   if (call.finishedAt === null) return <span className="text-sky-700 dark:text-sky-300">running…</span>;

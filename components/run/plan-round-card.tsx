@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { memo, type ReactNode } from 'react';
 import type { Rejection, ReplanReason } from '@/lib/events';
 import type { LlmCallView, RoundView } from '@/lib/run-state';
 import { formatDuration } from '../format';
@@ -12,7 +12,7 @@ import { diffRounds } from './round-diff';
  * rejections in place, what changed from the previous round, and the reasons
  * that sent the run into the next one.
  */
-export function PlanRoundCard({
+export const PlanRoundCard = memo(function PlanRoundCard({
   round,
   previous,
   nextRound,
@@ -114,7 +114,7 @@ export function PlanRoundCard({
       </div>
     </article>
   );
-}
+});
 
 function roundVerdict(round: RoundView, call: LlmCallView | null, runLive: boolean) {
   if (round.accepted)

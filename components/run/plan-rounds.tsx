@@ -1,9 +1,10 @@
+import { memo } from 'react';
 import type { LlmCallView, RoundView } from '@/lib/run-state';
 import { Panel } from '../ui/panel';
 import { PlanRoundCard } from './plan-round-card';
 
 /** Every round's plan, side by side in order, each showing what changed from the one before and why. */
-export function PlanRounds({
+export const PlanRounds = memo(function PlanRounds({
   rounds,
   calls,
   maxRounds,
@@ -52,4 +53,4 @@ export function PlanRounds({
       )}
     </Panel>
   );
-}
+});
