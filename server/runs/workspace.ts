@@ -30,7 +30,8 @@ export function resolveWorkspace(dir: string, policy: WorkspacePolicy): string {
     );
   }
   if (real === null) throw new RequestError('workspace_not_found', `The workspace ${absolute} does not exist.`);
-  if (!fs.statSync(real).isDirectory()) {
+  // A path a person asked for, never a file of the app: nothing for the bundler to trace.
+  if (!fs.statSync(/* turbopackIgnore: true */ real).isDirectory()) {
     throw new RequestError('workspace_not_found', `The workspace ${absolute} is not a directory.`);
   }
   return real;
