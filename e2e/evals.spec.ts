@@ -1,10 +1,12 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test, type APIRequestContext } from '@playwright/test';
+import type { EvalList } from '../lib/api';
 import type { EvalItem } from '../lib/eval';
-import { keepScreenshot, plan, runDetail, scriptFake } from './fixtures';
+import { FAKE_OLLAMA, keepScreenshot, plan, runDetail, scriptFake } from './fixtures';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -203,4 +205,46 @@ test('an evaluation run by the CLI against this database: the list, the table, t
   const notFound = await page.goto('/evals/no-such-eval');
   expect(notFound?.status()).toBe(404);
   await expect(page.getByTestId('eval-not-found')).toBeVisible();
+});
+
+test('an evaluation whose CLI was killed mid-run shows as interrupted, with the reason', async ({ page, request }) => {
+  test.setTimeout(90_000);
+  // The planner never answers: the CLI is inside its first run when it is killed.
+  await scriptFake(request, { planner: [{ content: plan('src/config.ts'), hang: true }] });
+  const suitePath = path.join(ROOT, 'test-results', 'e2e-eval-killed.json');
+  fs.mkdirSync(path.dirname(suitePath), { recursive: true });
+  fs.writeFileSync(
+    suitePath,
+    JSON.stringify({
+      name: 'e2e-killed',
+      workspace: '../sample-workspace',
+      tasks: [{ id: 'default-model', category: 'lookup', task: 'Which model does lantern use by default?', mustState: ['llama3.2:3b'] }],
+    }),
+  );
+  const evalIds = async () => ((await (await request.get('/api/evals')).json()) as EvalList).evals.map((e) => e.id);
+  const before = new Set(await evalIds());
+  // One process (not the tsx CLI, which runs the script in a child): the pid killed is the pid recorded.
+  const cli = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'server/cli/eval.ts', '--suite', suitePath, '--model', 'qwen3:8b', '--no-baseline'],
+    { cwd: ROOT, env: { ...process.env, PLANSCOPE_DATA_DIR: '.e2e-data', OLLAMA_HOST: FAKE_OLLAMA }, stdio: 'ignore' },
+  );
+  const exited = once(cli, 'exit');
+  let id = '';
+  try {
+    await expect
+      .poll(async () => (id = (await evalIds()).find((e) => !before.has(e)) ?? ''), { timeout: 30_000 })
+      .not.toBe('');
+  } finally {
+    cli.kill('SIGKILL');
+    await exited;
+  }
+
+  await page.goto(`/evals/${id}`);
+  const stopped = page.getByTestId('eval-stopped');
+  await expect(stopped).toContainText('interrupted');
+  await expect(stopped).toContainText(`pid ${cli.pid}`);
+  const detail = (await (await request.get(`/api/evals/${id}`)).json()) as { status: string; error: { code: string } | null };
+  expect(detail.status).toBe('interrupted');
+  expect(detail.error?.code).toBe('interrupted');
 });

@@ -76,9 +76,18 @@ export function EvalView({ initial }: { initial: EvalDetail }) {
               <span className="font-mono break-anywhere">{settings.suitePath}</span>
             </Fact>
           </dl>
-          {evaluation.status === 'failed' && (
-            <p role="status" className="mt-3 rounded border border-red-300 bg-red-50 px-2.5 py-2 text-xs text-red-900 dark:border-red-800 dark:bg-red-950/70 dark:text-red-200">
+          {(evaluation.status === 'failed' || evaluation.status === 'interrupted') && (
+            <p
+              role="status"
+              data-testid="eval-stopped"
+              className="mt-3 rounded border border-red-300 bg-red-50 px-2.5 py-2 text-xs text-red-900 dark:border-red-800 dark:bg-red-950/70 dark:text-red-200"
+            >
               The evaluation stopped before every run was done; the table covers the runs it finished.
+              {evaluation.error && (
+                <span className="mt-1 block">
+                  <code className="font-mono">{evaluation.error.code}</code> <span className="break-anywhere">{evaluation.error.message}</span>
+                </span>
+              )}
             </p>
           )}
           {error && (
