@@ -205,7 +205,7 @@ export function checkListenAddress(hostname: string, token: string | null, sourc
 }
 
 /**
- * The address `next start` was told to listen on with -H/--hostname,
+ * The address `next start` was told to listen on with -H/--hostname (the last one given),
  * Next's own default (every interface) when none was given, or null when
  * this process is not `next start` (`next dev` serves from a child process
  * whose arguments do not say). HOSTNAME alone does not
@@ -216,12 +216,18 @@ export function nextListenHostname(argv: readonly string[]): string | null {
   const script = argv[1] ?? '';
   if (path.basename(script) !== 'next') return null;
   if (argv[2] !== 'start') return null;
+  // Read as Next's parser (commander) reads it: the LAST of repeated flags wins, so
+  // `-H 127.0.0.1 -H 0.0.0.0` listens on every interface; `-Hvalue` and `--hostname=value`
+  // are the same flag; `--` ends the options.
+  let hostname = '0.0.0.0';
   for (let i = 3; i < argv.length; i++) {
     const arg = argv[i]!;
-    if ((arg === '-H' || arg === '--hostname') && argv[i + 1] !== undefined) return argv[i + 1]!;
-    if (arg.startsWith('--hostname=')) return arg.slice('--hostname='.length);
+    if (arg === '--') break;
+    if ((arg === '-H' || arg === '--hostname') && argv[i + 1] !== undefined) hostname = argv[++i]!;
+    else if (arg.startsWith('--hostname=')) hostname = arg.slice('--hostname='.length);
+    else if (arg.startsWith('-H') && !arg.startsWith('--')) hostname = arg.slice(2);
   }
-  return '0.0.0.0';
+  return hostname;
 }
 
 /**

@@ -49,4 +49,16 @@ describe('listening beyond loopback requires PLANSCOPE_TOKEN', () => {
     expect(() => checkListenAddress(nextListenHostname(['node', next, 'start'])!, null, 'next start -H')).toThrow(/next start -H=0.0.0.0/);
     expect(() => checkListenAddress('0.0.0.0', 'long-enough-token', 'next start -H')).not.toThrow();
   });
+
+  it.each([
+    ['a loopback -H then every interface', ['-H', '127.0.0.1', '-H', '0.0.0.0'], '0.0.0.0'],
+    ['--hostname then -H', ['--hostname', '127.0.0.1', '-H', '::'], '::'],
+    ['-H then --hostname=', ['-H', '127.0.0.1', '--hostname=192.168.1.20'], '192.168.1.20'],
+    ['-H glued to its value', ['-H', '127.0.0.1', '-H0.0.0.0'], '0.0.0.0'],
+    ['a public address first, loopback last', ['-H', '0.0.0.0', '-H', '127.0.0.1'], '127.0.0.1'],
+    ['flags after -- are not options', ['-H', '127.0.0.1', '--', '-H', '0.0.0.0'], '127.0.0.1'],
+  ])('with repeated flags, checks the one Next listens on (the last): %s', (_name, flags, listening) => {
+    const next = '/app/node_modules/next/dist/bin/next';
+    expect(nextListenHostname(['node', next, 'start', ...flags])).toBe(listening);
+  });
 });
