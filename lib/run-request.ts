@@ -1,12 +1,19 @@
 import { z } from 'zod';
 import { PlanProfile, Strategy } from './events';
 
+/**
+ * A whole number as JSON sends it, or as a form field or CLI flag spells it
+ * (decimal digits only). Coercion would also take `true`, `[3]` and `"0xA"`:
+ * a request is refused rather than guessed at.
+ */
+const WholeNumber = z.union([z.int(), z.string().regex(/^\d{1,9}$/).transform(Number)], { error: 'must be a whole number' });
+
 /** What a person (form, API, CLI) asks for when starting a run. */
 export const RunRequest = z.strictObject({
   task: z.string().trim().min(1, 'task must not be empty').max(100_000),
   model: z.string().trim().min(1).max(200).optional(),
   workspace: z.string().trim().min(1).max(4096).optional(),
-  maxRounds: z.coerce.number().int().min(1).max(10).optional(),
+  maxRounds: WholeNumber.pipe(z.int().min(1).max(10)).optional(),
   strategy: Strategy.optional(),
   profile: PlanProfile.optional(),
 });
