@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { ExitCode } from '../../lib/codes';
 import { formatEvalTable, summarize } from '../../lib/eval';
 import { Strategy } from '../../lib/events';
+import { appRootOf } from '../app-root';
 import { ConfigError, loadConfig, OFFLINE_MODEL } from '../config';
 import { runSuite, SuiteError } from '../eval/run-suite';
 import { isRequestError } from '../runs/request-error';
@@ -43,7 +44,7 @@ async function main(): Promise<number> {
 
   let config;
   try {
-    config = loadConfig();
+    config = loadConfig(process.env, appRootOf(import.meta.url));
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
