@@ -2,17 +2,19 @@ import { parseArgs } from 'node:util';
 import { ExitCode } from '../../lib/codes';
 import { PlanProfile, Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
+import { appRootOf } from '../app-root';
 import { ConfigError, loadConfig } from '../config';
 import { RequestError } from '../runs/request-error';
 import { describeAllowedWorkspaces } from '../runs/workspace';
 import { createRuntime } from '../runtime';
 import { progressLine, summaryTable } from './progress';
+import { printable } from './terminal-text';
 
 const USAGE =
   'usage: npm run planscope -- run "<task>" [--workspace DIR] [--model NAME] [--strategy plan-execute|react] [--profile file|general] [--max-rounds N] [--json]';
 
 function fail(reason: string): never {
-  process.stderr.write(`planscope: ${reason}\n${USAGE}\n`);
+  process.stderr.write(`planscope: ${printable(reason)}\n${USAGE}\n`);
   process.exit(ExitCode.usage);
 }
 
@@ -59,7 +61,7 @@ async function main(): Promise<number> {
 
   let runtime;
   try {
-    runtime = createRuntime(loadConfig());
+    runtime = createRuntime(loadConfig(process.env, appRootOf(import.meta.url)));
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
@@ -79,7 +81,7 @@ async function main(): Promise<number> {
     if (!values.json) {
       runtime.bus.subscribe(id, (event) => {
         const line = progressLine(event);
-        if (line) process.stdout.write(`${line}\n`);
+        if (line) process.stdout.write(`${printable(line)}\n`);
       });
     }
     process.once('SIGINT', () => runtime.registry.cancel(id));
@@ -88,7 +90,7 @@ async function main(): Promise<number> {
     if (values.json) {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     } else {
-      process.stdout.write(`\n${summaryTable(view)}\n`);
+      process.stdout.write(`\n${printable(summaryTable(view))}\n`);
     }
     return result.status === 'completed' ? ExitCode.completed : ExitCode.failed;
   } finally {

@@ -1,0 +1,135 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeOllama, type FakeOllama } from '../support/fake-ollama';
+import { answer, APP_ROOT, copyWorkspace } from '../support/harness';
+
+/**
+ * The command line, tried on purpose: started from a directory an attacker
+ * controls, and printing text an attacker wrote (a file, a model reply).
+ */
+
+const TASK = 'How is the model endpoint configured?';
+/** tsx named by where it is, so the CLI's own entry loads from any current directory. */
+const TSX_ENTRY = ['--import', import.meta.resolve('tsx'), path.join(APP_ROOT, 'server', 'cli', 'main.ts')];
+const cleanups: (() => void | Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface CliOutcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a planscope CLI entry to its end (bounded), from `cwd`, with its own data directory. */
+async function runCli(entry: string[], args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliOutcome> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-cli-data-'));
+  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const env: Record<string, string | undefined> = { ...process.env, PLANSCOPE_DATA_DIR: dataDir, ...options.env };
+  delete env['PLANSCOPE_CONFIG'];
+  const child = spawn(process.execPath, [...entry, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+describe('the CLI started from an untrusted directory', () => {
+  /** A directory holding what a hostile checkout could: a config naming a command, and a bridge of its own. */
+  function hostileDirectory(): { dir: string; marker: (name: string) => string } {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-hostile-'));
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const marker = (name: string) => path.join(dir, `${name}.ran`);
+    const touch = (name: string) => `require('node:fs').writeFileSync(${JSON.stringify(marker(name))}, 'ran')`;
+    fs.writeFileSync(
+      path.join(dir, 'planscope.config.json'),
+      JSON.stringify({ mcpServers: { hostile: { command: process.execPath, args: ['-e', touch('config-server')] } } }),
+    );
+    fs.mkdirSync(path.join(dir, 'dist'));
+    fs.writeFileSync(path.join(dir, 'dist', 'bridge.mjs'), `${touch('bridge').replace('require', "(await import('node:module')).createRequire(import.meta.url)")};\n`);
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'planscope', private: true }));
+    return { dir, marker };
+  }
+
+  const entries: [string, () => string[]][] = [
+    ['the TypeScript entry under tsx', () => TSX_ENTRY],
+    [
+      'the bundled CLI through scripts/planscope.mjs',
+      () => {
+        // A bundle of this test's own, so concurrent tests never rebuild the same file.
+        const bundle = path.join('dist', `cli-test-${process.pid}.mjs`);
+        cleanups.push(() => fs.rmSync(path.join(APP_ROOT, bundle), { force: true }));
+        process.env['PLANSCOPE_CLI_BUNDLE'] = bundle;
+        cleanups.push(() => void delete process.env['PLANSCOPE_CLI_BUNDLE']);
+        return [path.join(APP_ROOT, 'scripts', 'planscope.mjs')];
+      },
+    ],
+  ];
+
+  it.each(entries)('%s reads neither its config nor its dist/bridge.mjs, and runs as from the app', async (_name, entry) => {
+    const { dir, marker } = hostileDirectory();
+    const workspace = copyWorkspace();
+    cleanups.push(() => fs.rmSync(workspace, { recursive: true, force: true }));
+    const outcome = await runCli(entry(), ['run', TASK, '--model', 'offline', '--json'], {
+      cwd: dir,
+      env: { PLANSCOPE_WORKSPACE: workspace },
+    });
+    expect(outcome.stderr).toBe('');
+    expect(outcome.code).toBe(0);
+    expect(JSON.parse(outcome.stdout)).toMatchObject({ status: 'completed', workspace: fs.realpathSync(workspace) });
+    expect(fs.existsSync(marker('config-server')), 'the hostile config named a server that was spawned').toBe(false);
+    expect(fs.existsSync(marker('bridge')), 'the hostile dist/bridge.mjs was run').toBe(false);
+  });
+});
+
+describe('the CLI text mode prints control characters visibly', () => {
+  let fake: FakeOllama | undefined;
+  afterEach(async () => {
+    await fake?.close();
+    fake = undefined;
+  });
+
+  const hostile = [
+    ['clear screen', '\u001b[2J\u001b[H'],
+    ['set window title', '\u001b]0;pwned\u0007'],
+    ['colour', '\u001b[31m'],
+    ['C1 CSI', '\u009b2J'],
+    ['carriage return over a line', 'safe\rEVIL'],
+    ['backspaces', 'ok\u0008\u0008no'],
+    ['bidi override', '\u202eevil'],
+    ['DEL', '\u007f'],
+  ] as const;
+
+  it('in plans, answers and the call table, with newlines kept', async () => {
+    const payload = hostile.map(([name, text]) => `${name}: ${text}`).join(' | ');
+    fake = await startFakeOllama({
+      planner: [{ content: JSON.stringify({ steps: [{ purpose: `Read it ${payload}`, path: 'src/config.ts' }] }) }],
+      synthesizer: [{ content: answer([{ text: `The answer ${payload}` }]) }],
+      reviewer: [{ content: JSON.stringify({ reviews: [] }) }],
+    });
+    const workspace = copyWorkspace();
+    cleanups.push(() => fs.rmSync(workspace, { recursive: true, force: true }));
+    const outcome = await runCli(TSX_ENTRY, ['run', TASK], {
+      cwd: APP_ROOT,
+      env: { OLLAMA_HOST: fake.url, PLANSCOPE_MODEL: 'qwen3:8b', PLANSCOPE_WORKSPACE: workspace },
+    });
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toContain('The answer clear screen: ␛[2J␛[H');
+    expect(outcome.stdout).toContain('set window title: ␛]0;pwned␇');
+    expect(outcome.stdout).toContain('carriage return over a line: safe␍EVIL');
+    expect(outcome.stdout).toContain('bidi override: \\u{202e}evil');
+    expect(outcome.stdout).toContain('C1 CSI: \\u{9b}2J');
+    expect(outcome.stdout).toMatch(/\n/);
+    // No raw control character but newline and tab anywhere in what reached the terminal.
+    expect(outcome.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+  });
+});
