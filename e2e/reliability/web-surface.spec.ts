@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { APP_PORT } from '../../playwright.config';
 import { spawnProductionServer, startProductionServer, type ServerProcess } from '../../test/support/server-process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Api, TASK } from './helpers';
+import { Api, artifactNames, artifactPath, TASK } from './helpers';
 
 /**
  * The web surface, tried on purpose: who may talk to the server at all, and
@@ -207,6 +207,27 @@ test.describe('bad requests to POST /api/runs (the shared server)', () => {
     expect(response.status).toBe(404);
     expect(await response.text()).not.toMatch(/root:x?:0:0/);
     expect((await api.fetch('/api/runs/no-such-run/cancel', { method: 'POST' })).status).toBe(404);
+  });
+
+  test('artifact names are decoded once: escapes of escapes, a lone %, and %2F inside a segment are unknown names', async () => {
+    const api = new Api(SHARED);
+    const id = await api.startRun({ task: TASK, model: 'offline' });
+    const run = await api.waitForEnd(id);
+    const prompt = artifactNames(run.events).find((name) => name.endsWith('.prompt.json'))!;
+    const observation = artifactNames(run.events).find((name) => name.startsWith('observation/'))!;
+    expect((await api.fetch(artifactPath(id, prompt))).status).toBe(200);
+    expect((await api.fetch(artifactPath(id, observation))).status).toBe(200);
+    const unknown = [
+      `/api/runs/${id}/artifacts/%25`,
+      `/api/runs/${id}/artifacts/%25E0%25A4%25A`,
+      `/api/runs/${id}/artifacts/${encodeURIComponent(encodeURIComponent(prompt))}`,
+      `/api/runs/${id}/artifacts/${encodeURIComponent(observation)}`,
+    ];
+    for (const pathname of unknown) {
+      const response = await api.fetch(pathname);
+      expect(response.status, pathname).toBe(404);
+      expect(await response.json(), pathname).toMatchObject({ error: { code: 'artifact_not_found' } });
+    }
   });
 });
 

@@ -8,8 +8,10 @@ export const runtime = 'nodejs';
 export function GET(_request: Request, { params }: { params: Promise<{ id: string; name: string[] }> }): Promise<Response> {
   return handle(async () => {
     const { id, name } = await params;
-    const artifactName = name.map(decodeURIComponent).join('/');
-    const artifact = getRuntime().store.getArtifact(id, artifactName);
+    // Next has already decoded each segment once; decoding again would make `%2525` name `%25`'s artifact
+    // and throw on a lone `%`. A `/` inside a segment came from `%2F`: names are addressed segment by segment.
+    const artifactName = name.join('/');
+    const artifact = name.some((segment) => segment.includes('/')) ? null : getRuntime().store.getArtifact(id, artifactName);
     if (!artifact) throw new RequestError('artifact_not_found', `Run ${id} has no artifact ${artifactName}.`);
     return new Response(artifact.content, {
       headers: {
