@@ -30,7 +30,7 @@ interface CliOutcome {
 async function runCli(entry: string[], args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliOutcome> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-cli-data-'));
   cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const env: Record<string, string | undefined> = { ...process.env, PLANSCOPE_DATA_DIR: dataDir, ...options.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, PLANSCOPE_DATA_DIR: dataDir, ...options.env };
   delete env['PLANSCOPE_CONFIG'];
   const child = spawn(process.execPath, [...entry, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
