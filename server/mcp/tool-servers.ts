@@ -19,8 +19,9 @@ export type { HttpServerConfig, ServerConfig, StdioServerConfig } from './server
  * errors) is untrusted text: it is bounded and passed on, never
  * interpreted. Plans are offered only the tools a server annotates
  * `readOnlyHint: true`, unless its config says `allowWrite: true`; the
- * others are listed, with the reason, and refused if called. One bad server (missing command, early exit, hang, refused
- * connection) is reported `failed` with its reason, and the others work.
+ * others are listed, with the reason, and refused if called. One bad
+ * server (missing command, early exit, hang, refused connection) is
+ * reported `failed` with its reason, and the others work.
  */
 
 export type ToolDescriptor = McpTool;
