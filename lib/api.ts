@@ -65,6 +65,12 @@ export interface McpTool {
   description: string;
   /** The tool's JSON Schema, as declared. */
   inputSchema: Record<string, unknown>;
+  /** The server annotated it `readOnlyHint: true` (its own claim, not something planscope can verify). */
+  readOnly: boolean;
+  /** Whether plans may call it: read-only tools, and any tool of a server configured with `allowWrite: true`. */
+  offered: boolean;
+  /** Why plans may not call it; null when offered. */
+  notOfferedReason: string | null;
 }
 
 export interface McpServerStatus {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ProposedStep, Rejection } from './events';
 import type { PlanLimits } from './plan';
-import { checkPlanPath } from './policy';
 import { parseStructured } from './structured';
+import { checkToolArgs } from './tool-args';
 
 /**
  * The general plan profile (the second write-up's plans): a goal and
@@ -89,9 +89,6 @@ export function parseGeneralPlan(raw: string, doneReason: string | null, limits:
   return parseStructured(generalPlanShape(limits), raw, doneReason, 'a plan');
 }
 
-/** Argument names that hold a workspace path: the path policy applies to each. */
-const PATH_ARG = /(^|_)(path|paths|file|files|filename|dir|directory)$/i;
-
 export interface GeneralVerdict {
   steps: ProposedStep[];
   rejections: Rejection[];
@@ -99,11 +96,17 @@ export interface GeneralVerdict {
 
 /**
  * The Validator for general plans: unique ids, dependencies on earlier steps
- * only (so the plan is a DAG), tools that are connected, arguments that meet
- * the tool's schema, the path policy on every path-like argument, and no file
- * read twice.
+ * only (so the plan is a DAG), tools that are offered, arguments that meet
+ * the tool's schema, the path policy on every string of the arguments that
+ * can name a file (lib/tool-args.ts), and no file read twice. `notOffered`
+ * names tools a server has but plans may not use, with the reason, so a plan
+ * that names one anyway is told why.
  */
-export function validateGeneralPlan(plan: GeneralPlan, tools: readonly ToolSpec[]): GeneralVerdict {
+export function validateGeneralPlan(
+  plan: GeneralPlan,
+  tools: readonly ToolSpec[],
+  notOffered: ReadonlyMap<string, string> = new Map(),
+): GeneralVerdict {
   const byName = new Map(tools.map((t) => [t.qualified, t]));
   const rejections: Rejection[] = [];
   const seenIds = new Set<number>();
@@ -123,7 +126,15 @@ export function validateGeneralPlan(plan: GeneralPlan, tools: readonly ToolSpec[
     }
     const tool = step.tool === undefined ? undefined : byName.get(step.tool);
     if (!tool) {
-      reject('unsupported_step', step.tool ? `No connected MCP server offers the tool "${step.tool}".` : `Step ${step.id} names no tool.`);
+      const refused = step.tool === undefined ? undefined : notOffered.get(step.tool);
+      reject(
+        'unsupported_step',
+        refused !== undefined
+          ? `The tool "${step.tool}" is not offered to plans: ${refused}.`
+          : step.tool
+            ? `No connected MCP server offers the tool "${step.tool}".`
+            : `Step ${step.id} names no tool.`,
+      );
       return { ...base, kind: 'tool', tool: step.tool ?? '', args: step.args ?? {}, path: step.tool ?? '' };
     }
     const parsedArgs = toolArgsSchema(tool).safeParse(step.args ?? {});
@@ -132,7 +143,10 @@ export function validateGeneralPlan(plan: GeneralPlan, tools: readonly ToolSpec[
       reject('schema_invalid', `Arguments of ${tool.qualified} do not match its schema: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
       return { ...base, kind: 'tool', tool: tool.qualified, args: step.args ?? {}, path: tool.qualified };
     }
-    const args = normalisePathArgs(parsedArgs.data, (code, message) => reject(code, message));
+    // A read names exactly one file; other tools may name folders (`list {path: "."}`).
+    const checked = checkToolArgs(parsedArgs.data, tool.inputSchema, { directories: tool.qualified !== READ_FILE_TOOL });
+    for (const r of checked.rejections) reject(r.code, `Step ${step.id}, ${tool.qualified} ${r.message}`);
+    const { args } = checked;
     if (tool.qualified === READ_FILE_TOOL && typeof args['path'] === 'string') {
       const first = readPaths.get(args['path']);
       if (first !== undefined) reject('duplicate_path', `Step ${step.id} reads ${args['path']} again (step ${first} already does).`);
@@ -141,26 +155,6 @@ export function validateGeneralPlan(plan: GeneralPlan, tools: readonly ToolSpec[
     return { ...base, kind: 'tool', tool: tool.qualified, args, path: stepTarget(tool.qualified, args) };
   });
   return { steps, rejections };
-}
-
-function normalisePathArgs(
-  args: Record<string, unknown>,
-  reject: (code: Rejection['code'], message: string) => void,
-): Record<string, unknown> {
-  const check = (value: string): string => {
-    const verdict = checkPlanPath(value);
-    if (verdict.ok) return verdict.path;
-    reject(verdict.code, verdict.message);
-    return value;
-  };
-  return Object.fromEntries(
-    Object.entries(args).map(([key, value]) => {
-      if (!PATH_ARG.test(key)) return [key, value];
-      if (typeof value === 'string') return [key, check(value)];
-      if (Array.isArray(value)) return [key, value.map((v) => (typeof v === 'string' ? check(v) : v))];
-      return [key, value];
-    }),
-  );
 }
 
 /**

@@ -137,10 +137,12 @@ function installShutdown(runtime: Runtime): void {
   }
 }
 
-/** The configured MCP servers' tools as a run sees them (the workspace bridge is the engine's own). */
+/** The configured MCP servers' tools as a run sees them (the workspace bridge is the engine's own): offered ones only. */
 function asExternalTools(servers: ToolServers): ExternalTools {
+  const tools = servers.tools();
   return {
-    specs: servers.tools().map(({ qualified, description, inputSchema }) => ({ qualified, description, inputSchema })),
+    specs: tools.filter((t) => t.offered).map(({ qualified, description, inputSchema }) => ({ qualified, description, inputSchema })),
+    notOffered: new Map(tools.flatMap((t) => (t.offered ? [] : [[t.qualified, t.notOfferedReason ?? 'not offered'] as const]))),
     call: (qualified, args, signal) => servers.call(qualified, args, signal),
   };
 }

@@ -6,8 +6,9 @@ import { useMcpServers } from './use-mcp-servers';
 /**
  * The MCP servers a run can use: the built-in workspace bridge and those of
  * planscope.config.json, each with its status and tools. A server that
- * failed shows why, in full. Names and descriptions are the servers' own
- * text, rendered as plain text.
+ * failed shows why, in full; a tool plans are not offered (not annotated
+ * read-only, no `allowWrite`) is listed with the reason. Names and
+ * descriptions are the servers' own text, rendered as plain text.
  */
 export function McpServersPanel() {
   const { data, error, isPending, isFetching, refetch } = useMcpServers();
@@ -48,6 +49,7 @@ export function McpServersPanel() {
 
 function ServerItem({ server }: { server: McpServerStatus }) {
   const failed = server.status === 'failed';
+  const notOffered = server.tools.filter((t) => !t.offered).length;
   return (
     <li
       data-testid={`mcp-server-${server.name}`}
@@ -65,6 +67,7 @@ function ServerItem({ server }: { server: McpServerStatus }) {
         </span>
         <span className={`ml-auto shrink-0 ${failed ? 'font-medium text-red-700 dark:text-red-300' : 'muted'}`}>
           {failed ? 'failed' : `${server.tools.length} ${server.tools.length === 1 ? 'tool' : 'tools'}`}
+          {!failed && notOffered > 0 && `, ${notOffered} not offered`}
         </span>
       </div>
       {failed && server.error && (
@@ -77,12 +80,19 @@ function ServerItem({ server }: { server: McpServerStatus }) {
       )}
       {server.tools.length > 0 && (
         <ul className="mt-1 space-y-0.5">
-          {server.tools.map((tool) => (
-            <li key={tool.qualified} className="flex min-w-0 gap-1.5" title={tool.description}>
-              <code className="shrink-0 font-mono">{tool.name}</code>
-              <span className="min-w-0 truncate muted">{firstLine(tool.description)}</span>
-            </li>
-          ))}
+          {server.tools.map((tool) =>
+            tool.offered ? (
+              <li key={tool.qualified} className="flex min-w-0 gap-1.5" title={tool.description}>
+                <code className="shrink-0 font-mono">{tool.name}</code>
+                <span className="min-w-0 truncate muted">{firstLine(tool.description)}</span>
+              </li>
+            ) : (
+              <li key={tool.qualified} data-testid="mcp-tool-not-offered" className="min-w-0" title={tool.description}>
+                <code className="font-mono text-zinc-500 line-through">{tool.name}</code>{' '}
+                <span className="text-amber-800 dark:text-amber-300">not offered to plans: {tool.notOfferedReason}</span>
+              </li>
+            ),
+          )}
         </ul>
       )}
     </li>

@@ -65,7 +65,7 @@ export async function planGeneralRound(
     return { accepted: false, proposed: null, rejections };
   }
   const { goal } = parsed.value;
-  const verdict = validateGeneralPlan(parsed.value, tools);
+  const verdict = validateGeneralPlan(parsed.value, tools, ctx.externalTools.notOffered);
   ctx.recorder.emit({ type: 'plan_proposed', round, call, goal, steps: verdict.steps });
   if (verdict.rejections.length > 0) {
     ctx.recorder.emit({ type: 'plan_rejected', round, rejections: verdict.rejections });

@@ -6,12 +6,16 @@ export type ExternalToolOutcome = ToolCallOutcome;
 
 /** Tools of MCP servers other than the workspace bridge, as a run sees them. */
 export interface ExternalTools {
+  /** The tools offered to plans. */
   specs: ToolSpec[];
+  /** Tools the servers have but plans may not use, by qualified name, with the reason. */
+  notOffered: ReadonlyMap<string, string>;
   call(qualified: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ExternalToolOutcome>;
 }
 
 export const NO_EXTERNAL_TOOLS: ExternalTools = {
   specs: [],
+  notOffered: new Map(),
   call: async (qualified) => ({ ok: false, code: 'tool_error', message: `No MCP server offers ${qualified}.` }),
 };
 

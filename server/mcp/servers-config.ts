@@ -13,7 +13,9 @@ import { z } from 'zod';
  * A stdio server is `{command, args?, env?, cwd?}` (cwd relative to the
  * file's folder, which is also the default; env merged over the SDK's
  * small safe default environment, never planscope's own); an HTTP server is
- * `{url}` (Streamable HTTP). Parsed and validated here, once, by loadConfig.
+ * `{url}` (Streamable HTTP). Either may say `allowWrite: true` to offer
+ * plans its tools that are not annotated read-only. Parsed and validated
+ * here, once, by loadConfig.
  */
 
 export interface StdioServerConfig {
@@ -23,11 +25,15 @@ export interface StdioServerConfig {
   env?: Record<string, string>;
   /** Absolute once loaded from a file; relative paths resolve against the process's cwd. */
   cwd?: string;
+  /** Offer plans the tools not annotated `readOnlyHint: true` too. Default false. */
+  allowWrite?: boolean;
 }
 
 export interface HttpServerConfig {
   /** A Streamable HTTP endpoint, http or https. */
   url: string;
+  /** Offer plans the tools not annotated `readOnlyHint: true` too. Default false. */
+  allowWrite?: boolean;
 }
 
 export type ServerConfig = StdioServerConfig | HttpServerConfig;
@@ -51,6 +57,7 @@ const StdioServerSchema = z.strictObject({
     .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'), z.string().max(65_536))
     .optional(),
   cwd: z.string().trim().min(1, 'must not be empty').max(4096).optional(),
+  allowWrite: z.boolean().optional(),
 });
 
 const HttpServerSchema = z.strictObject({
@@ -66,6 +73,7 @@ const HttpServerSchema = z.strictObject({
         return false;
       }
     }, 'must be an http:// or https:// URL'),
+  allowWrite: z.boolean().optional(),
 });
 
 const FileSchema = z.strictObject({
@@ -136,16 +144,17 @@ export function parseServersConfig(json: unknown, file: string): Record<string, 
     if ('url' in entry) {
       const parsed = HttpServerSchema.safeParse(entry);
       if (!parsed.success) failIssue(key, parsed.error);
-      servers[name] = { url: parsed.data!.url };
+      servers[name] = { url: parsed.data!.url, allowWrite: parsed.data!.allowWrite ?? false };
     } else if ('command' in entry) {
       const parsed = StdioServerSchema.safeParse(entry);
       if (!parsed.success) failIssue(key, parsed.error);
-      const { command, args, env, cwd } = parsed.data!;
+      const { command, args, env, cwd, allowWrite } = parsed.data!;
       servers[name] = {
         command,
         args: args ?? [],
         env: env ?? {},
         cwd: path.resolve(folder, cwd ?? '.'),
+        allowWrite: allowWrite ?? false,
       };
     } else {
       fail(key, 'needs "command" (a stdio server) or "url" (a Streamable HTTP server)');

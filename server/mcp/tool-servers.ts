@@ -17,8 +17,11 @@ export type { HttpServerConfig, ServerConfig, StdioServerConfig } from './server
  *
  * Everything a server says (tool names, descriptions, schemas, results,
  * errors) is untrusted text: it is bounded and passed on, never
- * interpreted. One bad server (missing command, early exit, hang, refused
- * connection) is reported `failed` with its reason, and the others work.
+ * interpreted. Plans are offered only the tools a server annotates
+ * `readOnlyHint: true`, unless its config says `allowWrite: true`; the
+ * others are listed, with the reason, and refused if called. One bad
+ * server (missing command, early exit, hang, refused connection) is
+ * reported `failed` with its reason, and the others work.
  */
 
 export type ToolDescriptor = McpTool;
@@ -28,7 +31,7 @@ export type ToolCallOutcome = { ok: true; text: string } | { ok: false; code: 't
 
 export interface ToolServers {
   statuses(): ServerStatus[];
-  /** Tools of connected servers only, in config order. */
+  /** Tools of connected servers only, in config order, offered to plans or not (see `offered`). */
   tools(): ToolDescriptor[];
   call(qualified: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolCallOutcome>;
   /** Closes every connection and ends every child process. Idempotent. */
@@ -181,9 +184,11 @@ class ServerConnection {
     if (signal?.aborted) return toolError(`${qualified} was not called: cancelled`);
     const session = await this.liveSession();
     if (typeof session === 'string') return toolError(`${qualified} cannot be called: ${session}`);
-    if (!this.tools.some((tool) => tool.name === toolName)) {
+    const tool = this.tools.find((t) => t.name === toolName);
+    if (!tool) {
       return toolError(`${quote(qualified)} is not a tool of server ${this.name} (its tools: ${this.tools.map((t) => t.name).join(', ') || 'none'})`);
     }
+    if (!tool.offered) return toolError(`${quote(qualified)} is not offered to plans: ${tool.notOfferedReason}`);
     let result: CallToolResult;
     try {
       result = (await session.client.callTool({ name: toolName, arguments: args }, CallToolResultSchema, {
@@ -352,12 +357,17 @@ class ServerConnection {
 
   private descriptor(tool: Tool): ToolDescriptor {
     const description = tool.description ?? '';
+    const readOnly = tool.annotations?.readOnlyHint === true;
+    const offered = readOnly || this.config.allowWrite === true;
     return {
       server: this.name,
       name: tool.name,
       qualified: `${this.name}.${tool.name}`,
       description: description.length > MAX_DESCRIPTION_CHARS ? `${description.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : description,
       inputSchema: structuredClone(tool.inputSchema) as Record<string, unknown>,
+      readOnly,
+      offered,
+      notOfferedReason: offered ? null : notReadOnlyReason(this.name),
     };
   }
 
@@ -500,6 +510,12 @@ export function resultText(result: Pick<CallToolResult, 'content' | 'structuredC
   const text = parts.join('\n');
   if (text.length <= maxChars) return text;
   return `${text.slice(0, maxChars)}\n[truncated: the first ${maxChars} of ${text.length} characters]`;
+}
+
+/** Why a tool is not offered: a tool that may change things needs the owner's consent in the config (when there is one). */
+export function notReadOnlyReason(server: string | null): string {
+  const consent = server === null ? '' : `; "allowWrite": true for "${server}" in planscope.config.json would offer it`;
+  return `the server does not annotate it read-only (readOnlyHint)${consent}`;
 }
 
 function toolError(message: string): ToolCallOutcome {

@@ -3,7 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { BridgeToolName } from './bridge-protocol';
 import { createBridgeServer } from './bridge-server';
 import { RESERVED_SERVER_NAME } from './servers-config';
-import type { ServerStatus, ToolDescriptor } from './tool-servers';
+import { notReadOnlyReason, type ServerStatus, type ToolDescriptor } from './tool-servers';
 
 /** The bridge tools plans may name as `workspace.<tool>`, in this order. */
 export const WORKSPACE_PLAN_TOOLS = [BridgeToolName.readFile, BridgeToolName.listFiles] as const;
@@ -56,6 +56,8 @@ async function listBridgeTools(options: WorkspaceToolsOptions): Promise<ToolDesc
     return WORKSPACE_PLAN_TOOLS.flatMap((name) => {
       const tool = tools.find((t) => t.name === name);
       if (!tool) return [];
+      // The bridge's own tools are held to the same rule as any server's: a read-only annotation or nothing.
+      const readOnly = tool.annotations?.readOnlyHint === true;
       return [
         {
           server: RESERVED_SERVER_NAME,
@@ -63,6 +65,9 @@ async function listBridgeTools(options: WorkspaceToolsOptions): Promise<ToolDesc
           qualified: `${RESERVED_SERVER_NAME}.${tool.name}`,
           description: tool.description ?? '',
           inputSchema: tool.inputSchema as Record<string, unknown>,
+          readOnly,
+          offered: readOnly,
+          notOfferedReason: readOnly ? null : notReadOnlyReason(null),
         },
       ];
     });

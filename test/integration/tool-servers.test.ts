@@ -5,12 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config';
 import { connectToolServers, resultText, type ServerStatus, type ToolServers } from '../../server/mcp/tool-servers';
 import { workspaceServerStatus } from '../../server/mcp/workspace-tools';
 import { createRuntime } from '../../server/runtime';
+import { bundleTestServer } from '../support/bundle-server';
 import { createGlossaryServer, GLOSSARY } from '../support/glossary-mcp-server';
 
 /**
@@ -29,12 +29,7 @@ const MARK = `planscope-tool-servers-test-${process.pid}-${Date.now()}`;
 const CONNECT_TIMEOUT_MS = 8000;
 const CALL_TIMEOUT_MS = 1500;
 
-/**
- * The glossary server bundled into one .mjs and run under plain node: under
- * tsx, several of them starting at once while the rest of the suite runs
- * took longer than any sensible connect timeout (the example config runs
- * the TypeScript entry under tsx, which works the same, only slower).
- */
+/** The glossary server bundled into one .mjs and run under plain node (see bundleTestServer). */
 let glossaryBundle = '';
 const glossary = (env: Record<string, string> = {}) => ({
   command: process.execPath,
@@ -99,18 +94,7 @@ async function closedPortUrl(): Promise<string> {
 
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(tmpdir(), 'planscope-tool-servers-'));
-  glossaryBundle = path.join(tmp, 'glossary-mcp-server.mjs');
-  await build({
-    entryPoints: [GLOSSARY_ENTRY],
-    outfile: glossaryBundle,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'warning',
-    // CommonJS dependencies bundled into ESM still call `require` for Node built-ins.
-    banner: { js: "import { createRequire as __glossaryRequire } from 'node:module';\nconst require = __glossaryRequire(import.meta.url);" },
-  });
+  glossaryBundle = await bundleTestServer(GLOSSARY_ENTRY, path.join(tmp, 'glossary-mcp-server.mjs'));
   const httpUrl = await startHttpGlossary();
   refusedUrl = await closedPortUrl();
   servers = await connectToolServers(
@@ -159,6 +143,11 @@ describe('connectToolServers', () => {
     expect(define).toMatchObject({ server: 'glossary', name: 'define', qualified: 'glossary.define' });
     expect(define.description).toMatch(/^Returns the definition of a term/);
     expect(define.inputSchema).toMatchObject({ type: 'object', properties: { term: { type: 'string' } }, required: ['term'] });
+    // Annotated readOnlyHint: offered to plans without allowWrite.
+    expect(tools.map((t) => [t.readOnly, t.offered, t.notOfferedReason])).toEqual([
+      [true, true, null],
+      [true, true, null],
+    ]);
     expect(statusOf('web').tools.map((t) => t.qualified)).toEqual(['web.define', 'web.count_words']);
     // tools(): connected servers only.
     expect(servers.tools().map((t) => t.qualified)).toEqual([
@@ -282,6 +271,11 @@ describe('the workspace bridge entry', () => {
     expect(status.tools.map((t) => t.qualified)).toEqual(['workspace.read_file', 'workspace.list_files']);
     expect(status.tools[0]!.description).toContain('1234 bytes');
     expect(status.tools[0]!.inputSchema).toMatchObject({ properties: { path: { type: 'string' } }, required: ['path'] });
+    // The bridge's own tools are annotated read-only, so they are offered under the same rule as any server's.
+    expect(status.tools.map((t) => [t.readOnly, t.offered])).toEqual([
+      [true, true],
+      [true, true],
+    ]);
   });
 });
 
@@ -303,17 +297,19 @@ describe('loadConfig: the servers file', () => {
       JSON.stringify({
         mcpServers: {
           glossary: { command: 'node', args: ['g.js'], env: { GLOSSARY_LANG: 'en' } },
-          local: { command: 'node', cwd: 'tools' },
+          local: { command: 'node', cwd: 'tools', allowWrite: true },
           remote: { url: 'http://127.0.0.1:8931/mcp' },
+          writer: { url: 'http://127.0.0.1:8932/mcp', allowWrite: true },
         },
       }),
     );
     const { toolServers } = load(file);
     expect(toolServers.configFile).toBe(file);
     expect(toolServers.servers).toEqual({
-      glossary: { command: 'node', args: ['g.js'], env: { GLOSSARY_LANG: 'en' }, cwd: tmp },
-      local: { command: 'node', args: [], env: {}, cwd: path.join(tmp, 'tools') },
-      remote: { url: 'http://127.0.0.1:8931/mcp' },
+      glossary: { command: 'node', args: ['g.js'], env: { GLOSSARY_LANG: 'en' }, cwd: tmp, allowWrite: false },
+      local: { command: 'node', args: [], env: {}, cwd: path.join(tmp, 'tools'), allowWrite: true },
+      remote: { url: 'http://127.0.0.1:8931/mcp', allowWrite: false },
+      writer: { url: 'http://127.0.0.1:8932/mcp', allowWrite: true },
     });
   });
 
@@ -332,6 +328,7 @@ describe('loadConfig: the servers file', () => {
     ['both command and url', { mcpServers: { x: { command: 'node', url: 'http://a/' } } }, /mcpServers\.x: has both/],
     ['an unknown key', { mcpServers: { x: { command: 'node', argz: [] } } }, /mcpServers\.x: Unrecognized key.*argz/],
     ['a non-http url', { mcpServers: { x: { url: 'file:///etc/passwd' } } }, /mcpServers\.x\.url: must be an http/],
+    ['allowWrite that is not a boolean', { mcpServers: { x: { command: 'node', allowWrite: 'yes' } } }, /mcpServers\.x\.allowWrite: .*expected boolean/],
     ['no mcpServers', { servers: {} }, /mcpServers|Unrecognized key/],
   ])('rejects %s as a ConfigError naming the file and the key', async (_label, content, message) => {
     const file = await configFile(`bad-${Math.random().toString(36).slice(2)}.json`, JSON.stringify(content));

@@ -1,0 +1,278 @@
+import { describe, expect, it } from 'vitest';
+import type { RejectionCode } from '../../lib/codes';
+import { checkGlob } from '../../lib/glob-policy';
+import { checkToolArgs, MAX_ARG_DEPTH, MAX_ARG_VALUES, roleOfKey, type ArgRole } from '../../lib/tool-args';
+
+const TOOL = { directories: true };
+const READ = { directories: false };
+type Outcome = 'accepted' | RejectionCode;
+
+function outcome(args: Record<string, unknown>, schema: unknown = {}, options = TOOL): Outcome {
+  const { rejections } = checkToolArgs(args, schema, options);
+  return rejections[0]?.code ?? 'accepted';
+}
+
+describe('roleOfKey: what a key says about its strings', () => {
+  it.each<[string, ArgRole | null]>([
+    ['path', 'path'],
+    ['filePath', 'path'],
+    ['file_path', 'path'],
+    ['FILE-PATH', 'path'],
+    ['pathname', 'path'],
+    ['fileName', 'path'],
+    ['files', 'path'],
+    ['directories', 'path'],
+    ['folder', 'path'],
+    ['source', 'path'],
+    ['src', 'path'],
+    ['targetDir', 'path'],
+    ['destination', 'path'],
+    ['root', 'path'],
+    ['cwd', 'path'],
+    ['outdir', 'path'],
+    ['logfile', 'path'],
+    ['pathsToRead', 'path'],
+    ['uri', 'url'],
+    ['fileURL', 'url'],
+    ['URIList', 'url'],
+    ['href', 'url'],
+    ['glob', 'glob'],
+    ['pattern', 'glob'],
+    ['filePattern', 'glob'],
+    ['include', 'glob'],
+    ['excludes', 'glob'],
+    // A last word that says the string is about the file, not its name.
+    ['fileContent', 'text'],
+    ['sourceLanguage', 'text'],
+    ['file_size', 'text'],
+    ['text', 'text'],
+    // Keys that say nothing either way: the schema, then the value's shape, decide.
+    ['term', null],
+    ['name', null],
+    ['q', null],
+    ['', null],
+  ])('%s -> %s', (key, role) => {
+    expect(roleOfKey(key)).toBe(role);
+  });
+});
+
+describe('checkToolArgs: every string at any depth', () => {
+  it.each<[string, Record<string, unknown>, Outcome]>([
+    // Key names, in any casing or separator.
+    ['filePath to .env', { filePath: '.env' }, 'path_denied'],
+    ['FILE_PATH outside', { FILE_PATH: '../x' }, 'path_outside_workspace'],
+    ['source absolute', { source: '/etc/passwd' }, 'path_outside_workspace'],
+    ['dest into .git', { dest: '.git/hooks/pre-commit' }, 'path_denied'],
+    ['cwd home', { cwd: '~' }, 'path_outside_workspace'],
+    ['path with a colon (strict: a path key)', { path: 'notes: a' }, 'path_outside_workspace'],
+    // Depth and arrays.
+    ['nested object', { target: { path: 'id_rsa' } }, 'path_denied'],
+    ['array of strings', { paths: ['README.md', '.env.local'] }, 'path_denied'],
+    ['array of objects', { files: [{ path: 'a.md' }, { path: 'certs/x.pem' }] }, 'path_denied'],
+    ['nested arrays under a neutral key', { batches: [['a.md'], ['b.md', '/abs/secret']] }, 'path_outside_workspace'],
+    ['deep inside', { a: { b: { c: [{ d: { e: '../../x' } }] } } }, 'path_outside_workspace'],
+    ['a key that names a file', { files: { '.env': true } }, 'path_denied'],
+    // URLs.
+    ['file:// absolute', { uri: 'file:///etc/passwd' }, 'path_outside_workspace'],
+    ['file://host', { uri: 'file://localhost/etc/passwd' }, 'path_outside_workspace'],
+    ['file: relative to a denied file', { uri: 'file:.env' }, 'path_denied'],
+    ['FILE: upper case', { url: 'FILE:///etc/passwd' }, 'path_outside_workspace'],
+    ['fullwidth ｆｉｌｅ:', { uri: 'ｆｉｌｅ:///etc/passwd' }, 'path_outside_workspace'],
+    ['https URL under url', { url: 'https://example.com/a/b?c=d' }, 'accepted'],
+    ['https URL that climbs', { url: 'https://example.com/../../etc/passwd' }, 'path_outside_workspace'],
+    ['scheme-like prefix that climbs', { name: 'evil:/../../etc/passwd' }, 'path_outside_workspace'],
+    ['encoded climb in a URL', { link: 'https://h/%2e%2e/%2E%2E/x' }, 'path_outside_workspace'],
+    ['URL naming a denied file', { url: 'https://h/repo/.env' }, 'path_denied'],
+    ['relative uri', { uri: 'docs/a.md' }, 'accepted'],
+    // Value shape under keys that say nothing.
+    ['leading dot', { name: '.env' }, 'path_denied'],
+    ['leading ~', { name: '~/.ssh/id_rsa' }, 'path_outside_workspace'],
+    ['~user', { name: '~root' }, 'path_outside_workspace'],
+    ['drive letter', { name: 'C:\\Windows\\win.ini' }, 'path_outside_workspace'],
+    ['backslashes', { name: '..\\outside' }, 'path_outside_workspace'],
+    ['percent-encoded traversal as one word', { name: '%2e%2e%2foutside' }, 'path_outside_workspace'],
+    ['bare denied name', { name: 'id_rsa' }, 'path_denied'],
+    ['bare *.pem name', { name: 'server.PEM' }, 'path_denied'],
+    ['glob under a neutral key aimed at keys', { q: 'id_*' }, 'path_denied'],
+    // Ordinary values that must pass.
+    ['a term', { term: 'plan' }, 'accepted'],
+    ['words', { text: 'a b c' }, 'accepted'],
+    ['a number and a boolean', { n: 3, flag: true, none: null }, 'accepted'],
+    ['a fraction', { expr: '1/2' }, 'accepted'],
+    ['a media type', { accept: 'text/plain' }, 'accepted'],
+    ['~30 is not a home', { text: '~30' }, 'accepted'],
+    ['a time', { at: '12:30' }, 'accepted'],
+    ['a question', { q: 'what?' }, 'accepted'],
+  ])('%s', (_name, args, expected) => {
+    expect(outcome(args)).toBe(expected);
+  });
+
+  it('names the argument by its JSON path, and the step keeps going to find each problem', () => {
+    const { rejections } = checkToolArgs({ files: [{ path: 'ok.md' }, { path: '.env' }], 'odd key': { dir: '/etc' } }, {}, TOOL);
+    expect(rejections.map((r) => r.message.split(':')[0])).toEqual(['args.files[1].path', 'args["odd key"].dir']);
+  });
+
+  it('replaces each accepted path by its normalised form, and leaves text as it is', () => {
+    const { args, rejections } = checkToolArgs(
+      { filePath: './src//a.ts', files: [{ path: 'ｓｒｃ/b.ts' }], uri: 'file:docs/../README.md', text: 'see  src//a.ts, ok', n: 1 },
+      {},
+      TOOL,
+    );
+    expect(rejections).toEqual([]);
+    expect(args).toEqual({ filePath: 'src/a.ts', files: [{ path: 'src/b.ts' }], uri: 'README.md', text: 'see  src//a.ts, ok', n: 1 });
+  });
+
+  it('lets tools other than a read name folders: "." and a trailing "/"', () => {
+    expect(checkToolArgs({ path: '.' }, {}, TOOL).args).toEqual({ path: '.' });
+    expect(checkToolArgs({ path: './' }, {}, TOOL).args).toEqual({ path: '.' });
+    expect(checkToolArgs({ dir: 'src/' }, {}, TOOL).args).toEqual({ dir: 'src' });
+    expect(outcome({ path: '..' }, {}, TOOL)).toBe('path_outside_workspace');
+    expect(outcome({ path: '/' }, {}, TOOL)).toBe('path_outside_workspace');
+    // A read names exactly one file.
+    expect(outcome({ path: '.' }, {}, READ)).toBe('unsupported_step');
+    expect(outcome({ path: 'src/' }, {}, READ)).toBe('unsupported_step');
+  });
+
+  it('refuses arguments nested too deep or holding too many values, as a whole', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < MAX_ARG_DEPTH + 1; i++) deep = [deep];
+    expect(checkToolArgs({ deep }, {}, TOOL).rejections).toMatchObject([{ code: 'unsupported_step', message: expect.stringMatching(/nested more than/) }]);
+    let fine: unknown = 'x';
+    for (let i = 0; i < MAX_ARG_DEPTH - 1; i++) fine = [fine];
+    expect(outcome({ fine })).toBe('accepted');
+    const many = Array.from({ length: MAX_ARG_VALUES }, (_, i) => `w${i}`);
+    expect(checkToolArgs({ many }, {}, TOOL).rejections).toMatchObject([{ code: 'unsupported_step', message: expect.stringMatching(/more than/) }]);
+  });
+
+  it('reports at most five problems per call, counting the rest', () => {
+    const { rejections } = checkToolArgs({ paths: Array.from({ length: 8 }, () => '.env') }, {}, TOOL);
+    expect(rejections).toHaveLength(5);
+    expect(rejections[4]!.message).toMatch(/\(and 3 more\)$/);
+  });
+});
+
+describe('free text: the hard case, both ways', () => {
+  it.each<[string, string, Outcome]>([
+    ['a slash between words', 'and/or is a word', 'accepted'],
+    ['a colon, a URL and a line break', 'note: see https://example.com/a/b\nthen 12/03/2024', 'accepted'],
+    ['a relative path in a sentence', 'the host is set in src/config.ts.', 'accepted'],
+    ['a glob in a sentence', 'all of src/**/*.ts compile', 'accepted'],
+    ['.env mentioned as a word', 'never commit .env files', 'accepted'],
+    ['an ellipsis', 'wait ... then go', 'accepted'],
+    ['a long paragraph with a slash', `${'word '.repeat(300)}and/or`, 'accepted'],
+    ['a traversal in a sentence', 'please read ../outside/secret.txt now', 'path_outside_workspace'],
+    ['a traversal after a folder', 'see docs/../../x', 'path_outside_workspace'],
+    ['an absolute path in a sentence', 'see /etc/passwd', 'path_outside_workspace'],
+    ['a home path in quotes', 'open "~/.ssh/config" please', 'path_outside_workspace'],
+    ['a file: URL in a sentence', 'fetch file:///etc/shadow now', 'path_outside_workspace'],
+    ['a denied file in a sentence', 'print .git/config for me', 'path_denied'],
+    ['a denied name behind a folder with a space', 'my keys/deploy cert.pem', 'path_denied'],
+    ['a glob aimed at keys in a sentence', 'list certs/*.pem please', 'path_denied'],
+  ])('%s', (_name, text, expected) => {
+    expect(outcome({ text })).toBe(expected);
+  });
+});
+
+describe('the tool schema: format and descriptions', () => {
+  const described = (description: string) => ({ type: 'object', properties: { ref: { type: 'string', description } } });
+
+  it('judges a string the schema describes as a path strictly (a neutral key would pass)', () => {
+    expect(outcome({ ref: 'notes: a' })).toBe('accepted');
+    expect(outcome({ ref: 'notes: a' }, described('Path of the file to open'))).toBe('path_outside_workspace');
+    expect(outcome({ ref: 'notes: a' }, described('The directory to list'))).toBe('path_outside_workspace');
+    expect(outcome({ ref: 'notes: a' }, described('Anything you like'))).toBe('accepted');
+    // A key that says it holds content wins over a description that mentions a file.
+    const content = { type: 'object', properties: { content: { type: 'string', description: 'The text to write to the file' } } };
+    expect(outcome({ content: 'line 1\nline: 2' }, content)).toBe('accepted');
+  });
+
+  it('reads format uri as a URL position, and glob descriptions as patterns', () => {
+    const uri = { type: 'object', properties: { ref: { type: 'string', format: 'uri' } } };
+    expect(outcome({ ref: 'https://example.com/x' }, uri)).toBe('accepted');
+    expect(outcome({ ref: 'file:///etc/passwd' }, uri)).toBe('path_outside_workspace');
+    expect(outcome({ ref: 'a:b' }, uri)).toBe('path_outside_workspace');
+    const glob = { type: 'object', properties: { ref: { type: 'string', description: 'A glob such as **/*.ts' } } };
+    expect(outcome({ ref: '**/*.ts' }, glob)).toBe('accepted');
+    expect(outcome({ ref: '**/.env' }, glob)).toBe('path_denied');
+  });
+
+  it('follows items, prefixItems, additionalProperties, local $ref and anyOf', () => {
+    const schema = {
+      type: 'object',
+      $defs: { Entry: { type: 'object', properties: { ref: { type: 'string', description: 'file path' } } } },
+      properties: {
+        list: { type: 'array', items: { $ref: '#/$defs/Entry' } },
+        pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'string', format: 'uri-reference' }] },
+        either: { anyOf: [{ type: 'number' }, { type: 'string', description: 'a folder' }] },
+      },
+      additionalProperties: { type: 'string', description: 'a file name' },
+    };
+    expect(outcome({ list: [{ ref: 'x: y' }] }, schema)).toBe('path_outside_workspace');
+    expect(outcome({ pair: ['x: y', 'https://h/a'] }, schema)).toBe('accepted');
+    expect(outcome({ pair: ['a', 'x: y'] }, schema)).toBe('path_outside_workspace');
+    expect(outcome({ either: 'x: y' }, schema)).toBe('path_outside_workspace');
+    expect(outcome({ extra: 'x: y' }, schema)).toBe('path_outside_workspace');
+  });
+
+  it('survives a hostile schema: $ref loops, remote refs, odd shapes', () => {
+    const loop = { $ref: '#/$defs/a', $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } } };
+    expect(outcome({ name: 'README.md' }, loop)).toBe('accepted');
+    expect(outcome({ name: '.env' }, { $ref: 'https://evil.example/schema.json' })).toBe('path_denied');
+    expect(outcome({ name: 'README.md' }, { properties: 'nope', items: 7, anyOf: 'x' })).toBe('accepted');
+    expect(outcome({ name: 'README.md' }, null)).toBe('accepted');
+  });
+});
+
+describe('checkGlob: patterns a server expands itself', () => {
+  it.each<[string, Outcome]>([
+    ['*.md', 'accepted'],
+    ['docs/*.md', 'accepted'],
+    ['src/**/*.test.ts', 'accepted'],
+    ['**/*.ts', 'accepted'],
+    ['src*', 'accepted'],
+    ['*rc', 'accepted'],
+    ['???', 'accepted'],
+    ['report-[0-9].txt', 'accepted'],
+    // Aimed at a denied name.
+    ['**/.env', 'path_denied'],
+    ['.env*', 'path_denied'],
+    ['.e?v', 'path_denied'],
+    ['[.]env', 'path_denied'],
+    ['[!a]env', 'path_denied'],
+    ['.en?.local', 'path_denied'],
+    ['.env.loca?', 'path_denied'],
+    ['*.env', 'path_denied'],
+    ['.*', 'path_denied'],
+    ['.g*', 'path_denied'],
+    ['id_*', 'path_denied'],
+    ['*_rsa', 'path_denied'],
+    ['[a-z]d_rsa', 'path_denied'],
+    ['*.p*', 'path_denied'],
+    ['*.k?y', 'path_denied'],
+    ['certs/*.pem', 'path_denied'],
+    ['*.PEM', 'path_denied'],
+    ['.ssh/*.pub', 'path_denied'],
+    ['**/.git/**/*.x', 'path_denied'],
+    ['**/id_rsa', 'path_denied'],
+    // Everything in a folder, secrets included.
+    ['*', 'path_denied'],
+    ['src/*', 'path_denied'],
+    ['**', 'path_denied'],
+    ['src/**', 'path_denied'],
+    // Out of the workspace.
+    ['../*.md', 'path_outside_workspace'],
+    ['src/**/../../x', 'path_outside_workspace'],
+    ['/etc/*', 'path_outside_workspace'],
+    ['~/*.md', 'path_outside_workspace'],
+    ['C:/x/*.md', 'path_outside_workspace'],
+    ['src/%2e%2e/*.md', 'path_outside_workspace'],
+    ['src\\*.md', 'path_outside_workspace'],
+    // Syntax each engine reads its own way.
+    ['{a,b}.md', 'unsupported_step'],
+    ['@(a|b).md', 'unsupported_step'],
+    ['!*.md', 'unsupported_step'],
+  ])('%s', (pattern, expected) => {
+    const verdict = checkGlob(pattern);
+    expect(verdict.ok ? 'accepted' : verdict.code).toBe(expected);
+  });
+});
