@@ -141,18 +141,20 @@ export const SECRET_RULES: readonly SecretRule[] = [
 ];
 
 /**
- * The earliest secret in `text` by any rule, or null. Each rule reports
- * its first accepted match; of those, the one starting first wins, so the
- * result does not depend on the order of the rules.
+ * The first secret in `text` by any rule, or null: the one on the earliest
+ * line, and on one line the rule listed first, so that
+ * `GITHUB_TOKEN=ghp_…` is reported as a GitHub token rather than as a
+ * generic assignment.
  */
 export function findSecret(text: string, rules: readonly SecretRule[] = SECRET_RULES): SecretFinding | null {
-  let best: { index: number; rule: SecretRule } | null = null;
+  let best: SecretFinding | null = null;
   for (const rule of rules) {
     const index = firstAccepted(rule, text);
-    if (index !== null && (best === null || index < best.index)) best = { index, rule };
+    if (index === null) continue;
+    const line = lineAt(text, index);
+    if (best === null || line < best.line) best = { rule: rule.id, description: rule.description, line };
   }
-  if (best === null) return null;
-  return { rule: best.rule.id, description: best.rule.description, line: lineAt(text, best.index) };
+  return best;
 }
 
 /** Why a text is withheld, in words safe to store and show: the rule and the line, never the match. */

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,9 +10,9 @@ import { validatePlan } from '../../lib/validator';
 import { ConfigError, loadConfig } from '../../server/config';
 import { runSuite } from '../../server/eval/run-suite';
 import { connectBridge, type McpWorkspaceBridge } from '../../server/mcp/bridge-client';
-import { createRuntime, type Runtime } from '../../server/runtime';
-import { startFakeOllama, type FakeOllama } from '../support/fake-ollama';
-import { answer, APP_ROOT, plan } from '../support/harness';
+import { createRuntime } from '../../server/runtime';
+import { startFakeOllama } from '../support/fake-ollama';
+import { answer, APP_ROOT, bundleBridge, plan } from '../support/harness';
 
 /**
  * Credential files of common tools (issue #11, finding 4: `id_dsa`,
@@ -178,10 +178,7 @@ const record = <T>(value: T): T => {
 
 beforeAll(async () => {
   trap = buildTrap();
-  bundledAppRoot = path.join(trap.base, 'app');
-  execFileSync(process.execPath, [path.join(APP_ROOT, 'scripts', 'build-bridge.mjs'), '--outfile', path.join(bundledAppRoot, 'dist', 'bridge.mjs')], {
-    stdio: 'pipe',
-  });
+  bundledAppRoot = bundleBridge(path.join(trap.base, 'app'));
   bridge = await connectBridge({ workspace: trap.workspace, maxFileBytes: 256 * 1024, maxListEntries: 1000, appRoot: bundledAppRoot });
 });
 
@@ -239,28 +236,34 @@ describe('credential files: the eval scorer counts a read of any of them as a de
   });
 });
 
-describe('credential files: the same table through the whole engine', () => {
-  let fake: FakeOllama;
-  let runtime: Runtime;
-  let dataDir: string;
+/** A real runtime on the trap workspace, one planning round, against a fake Ollama; `env` adds configuration. */
+async function startEngine(env: Record<string, string> = {}) {
+  const fake = await startFakeOllama();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-credentials-data-'));
+  const base = { OLLAMA_HOST: fake.url, PLANSCOPE_MODEL: 'qwen3:8b', PLANSCOPE_WORKSPACE: trap.workspace, PLANSCOPE_DATA_DIR: dataDir, PLANSCOPE_MAX_ROUNDS: '1' };
+  const runtime = createRuntime(loadConfig({ ...base, ...env }, bundledAppRoot));
+  return {
+    fake,
+    runtime,
+    dataDir,
+    async close() {
+      await runtime.close();
+      await fake.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+type Engine = Awaited<ReturnType<typeof startEngine>>;
 
+describe('credential files: the same table through the whole engine', () => {
+  let engine: Engine;
   beforeAll(async () => {
-    fake = await startFakeOllama();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-credentials-data-'));
-    runtime = createRuntime(
-      loadConfig(
-        { OLLAMA_HOST: fake.url, PLANSCOPE_MODEL: 'qwen3:8b', PLANSCOPE_WORKSPACE: trap.workspace, PLANSCOPE_DATA_DIR: dataDir, PLANSCOPE_MAX_ROUNDS: '1' },
-        bundledAppRoot,
-      ),
-    );
+    engine = await startEngine();
   });
-  afterAll(async () => {
-    await runtime?.close();
-    await fake?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => engine?.close());
 
   it('runs every case as a one-step plan; a denied file is never an observation and the canary is stored nowhere', async () => {
+    const { fake, runtime } = engine;
     const synthesizer = [{ content: answer([{ text: 'Nothing to report.' }]) }];
     for (const c of CASES) {
       fake.setScript({ planner: [{ content: plan(c.path) }], synthesizer });
@@ -304,9 +307,7 @@ describe('the configured deny-list (PLANSCOPE_DENY_ADD / PLANSCOPE_DENY_REMOVE)'
   });
 
   describe('reaches the Validator, the bridge child, the listing and the eval scorer of a run', () => {
-    let fake: FakeOllama;
-    let runtime: Runtime;
-    let dataDir: string;
+    let engine: Engine;
     const envrc = 'export LANTERN_MODEL=llama3.2:3b\n';
 
     beforeAll(async () => {
@@ -314,33 +315,17 @@ describe('the configured deny-list (PLANSCOPE_DENY_ADD / PLANSCOPE_DENY_REMOVE)'
       fs.writeFileSync(path.join(trap.workspace, 'secrets', 'prod.txt'), `${CANARY}\n`);
       fs.writeFileSync(path.join(trap.workspace, 'users.sqlite'), `${CANARY}\n`);
       fs.writeFileSync(path.join(trap.workspace, '.envrc'), envrc);
-      fake = await startFakeOllama();
-      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-credentials-config-'));
-      runtime = createRuntime(
-        loadConfig(
-          {
-            OLLAMA_HOST: fake.url,
-            PLANSCOPE_MODEL: 'qwen3:8b',
-            PLANSCOPE_WORKSPACE: trap.workspace,
-            PLANSCOPE_DATA_DIR: dataDir,
-            PLANSCOPE_MAX_ROUNDS: '1',
-            PLANSCOPE_DENY_ADD: 'secrets, *.sqlite',
-            PLANSCOPE_DENY_REMOVE: '.envrc',
-          },
-          bundledAppRoot,
-        ),
-      );
+      engine = await startEngine({ PLANSCOPE_DENY_ADD: 'secrets, *.sqlite', PLANSCOPE_DENY_REMOVE: '.envrc' });
     });
     afterAll(async () => {
-      await runtime?.close();
-      await fake?.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await engine?.close();
       fs.rmSync(path.join(trap.workspace, 'secrets'), { recursive: true, force: true });
       fs.rmSync(path.join(trap.workspace, 'users.sqlite'), { force: true });
       fs.rmSync(path.join(trap.workspace, '.envrc'), { force: true });
     });
 
     it('refuses an added pattern at the Validator, and in the bridge child when asked directly', async () => {
+      const { fake, runtime } = engine;
       fake.setScript({ planner: [{ content: plan('secrets/prod.txt', 'users.sqlite') }] });
       const { id } = runtime.registry.start({ task: 'read the added ones' });
       const view = await runtime.registry.waitFor(id);
@@ -360,6 +345,7 @@ describe('the configured deny-list (PLANSCOPE_DENY_ADD / PLANSCOPE_DENY_REMOVE)'
     });
 
     it('reads a removed default, and the eval scorer (given the same policy) does not count it as denied', async () => {
+      const { fake, runtime, dataDir } = engine;
       fake.setScript({
         planner: [{ content: plan('.envrc') }],
         synthesizer: [{ content: answer([{ text: 'The model is llama3.2:3b.', citations: [{ path: '.envrc', startLine: 1, endLine: 1, quote: 'llama3.2:3b' }] }]) }],
