@@ -20,6 +20,11 @@
  * - `..` is resolved lexically and the result is what the bridge opens, so
  *   the kernel never sees a `..` (a `link/..` would otherwise climb out of a
  *   symlinked directory's target).
+ * - The deny-list is data (patterns with reasons) and the policy a value:
+ *   `PathPolicy`, the defaults with the operator's additions and removals,
+ *   passed explicitly to every layer that judges a path, so they cannot
+ *   disagree about what is denied. Each function defaults to the
+ *   unconfigured `DEFAULT_PATH_POLICY`.
  */
 
 export type PathVerdict =
