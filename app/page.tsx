@@ -1,7 +1,9 @@
 import { HealthLine } from '@/components/start/health-line';
 import { McpServersPanel } from '@/components/start/mcp-servers';
+import { ReadPolicyPanel } from '@/components/start/read-policy';
 import { TaskForm } from '@/components/start/task-form';
 import { RunsTable } from '@/components/runs/runs-table';
+import { describeReadPolicy } from '@/lib/policy';
 import { OFFLINE_MODEL } from '@/server/config';
 import { getRuntime } from '@/server/runtime';
 import { startRun } from './actions';
@@ -35,6 +37,7 @@ export default function StartPage() {
           }}
         />
         <McpServersPanel />
+        <ReadPolicyPanel policy={describeReadPolicy(config.pathPolicy, config.secretScan)} />
       </section>
       <RunsTable limit={50} />
     </div>

@@ -2,6 +2,7 @@ import type { ErrorInfo } from './codes';
 import type { PlanProfile, RunEvent, Strategy } from './events';
 import type { RunResult } from './result';
 import type { EvalSummary } from './eval';
+import type { ReadPolicyInfo } from './policy';
 import type { RunStatus } from './run-state';
 
 /** Shapes of the HTTP API, shared by the route handlers and the browser. */
@@ -51,6 +52,8 @@ export interface Health {
   offlineModel: string;
   workspace: string;
   maxRounds: number;
+  /** The deny-list in force (defaults and configured changes) and whether the content check is on. */
+  readPolicy: ReadPolicyInfo;
 }
 
 /** One tool of an MCP server. Descriptions are the server's own (untrusted) text. */

@@ -1,5 +1,5 @@
 import type { Answer, Citation } from './answer';
-import { checkPlanPath } from './policy';
+import { checkPlanPath, SHAPE_ONLY_POLICY } from './policy';
 
 /**
  * The Checker: the program, not a model, judges the answer against what the
@@ -43,7 +43,8 @@ function claimVerdict(citations: CheckedCitation[]): ClaimVerdict {
 }
 
 export function checkCitation(citation: Citation, observed: ReadonlyMap<string, string>): CitationVerdict {
-  const normalised = checkPlanPath(citation.path);
+  // Only the spelling matters here: a file in `observed` was read, under whatever deny-list the run had.
+  const normalised = checkPlanPath(citation.path, SHAPE_ONLY_POLICY);
   const text = normalised.ok ? observed.get(normalised.path) : undefined;
   if (text === undefined) return 'not_observed';
   const lines = splitLines(text);

@@ -22,6 +22,8 @@ export const StepErrorCode = z.enum([
   'too_large',
   'binary',
   'denied_by_bridge',
+  /** The text (a file, another server's tool result) holds what looks like a secret; none of it reaches the model. */
+  'secret_detected',
   'tool_error',
   'reasoning_failed',
   'dependency_failed',

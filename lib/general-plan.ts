@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ProposedStep, Rejection } from './events';
 import type { PlanLimits } from './plan';
 import { parseStructured } from './structured';
+import { DEFAULT_PATH_POLICY, type PathPolicy } from './policy';
 import { checkToolArgs } from './tool-args';
 
 /**
@@ -106,6 +107,7 @@ export function validateGeneralPlan(
   plan: GeneralPlan,
   tools: readonly ToolSpec[],
   notOffered: ReadonlyMap<string, string> = new Map(),
+  policy: PathPolicy = DEFAULT_PATH_POLICY,
 ): GeneralVerdict {
   const byName = new Map(tools.map((t) => [t.qualified, t]));
   const rejections: Rejection[] = [];
@@ -144,7 +146,7 @@ export function validateGeneralPlan(
       return { ...base, kind: 'tool', tool: tool.qualified, args: step.args ?? {}, path: tool.qualified };
     }
     // A read names exactly one file; other tools may name folders (`list {path: "."}`).
-    const checked = checkToolArgs(parsedArgs.data, tool.inputSchema, { directories: tool.qualified !== READ_FILE_TOOL });
+    const checked = checkToolArgs(parsedArgs.data, tool.inputSchema, { directories: tool.qualified !== READ_FILE_TOOL, policy });
     for (const r of checked.rejections) reject(r.code, `Step ${step.id}, ${tool.qualified} ${r.message}`);
     const { args } = checked;
     if (tool.qualified === READ_FILE_TOOL && typeof args['path'] === 'string') {

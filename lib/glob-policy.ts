@@ -1,4 +1,4 @@
-import { checkPlanPath, DENY_RULES, type PathVerdict } from './policy';
+import { checkPlanPath, DEFAULT_PATH_POLICY, type DenyRule, type PathPolicy, type PathVerdict } from './policy';
 
 /**
  * The policy for glob patterns a plan hands to another MCP server's tool
@@ -36,40 +36,65 @@ import { checkPlanPath, DENY_RULES, type PathVerdict } from './policy';
 /** Brace expansion, extglobs `?( *( +( @( !(`, alternation. */
 const UNSUPPORTED_SYNTAX = /[{}|]|[?*+@!]\(/;
 
-export function checkGlob(raw: string): PathVerdict {
+export function checkGlob(raw: string, policy: PathPolicy = DEFAULT_PATH_POLICY): PathVerdict {
   const text = raw.normalize('NFKC').trim();
   if (text.startsWith('!')) return unsupported('a negated pattern (leading "!") is not supported');
   if (UNSUPPORTED_SYNTAX.test(text)) return unsupported('brace expansion and extglobs are not supported in a pattern');
   const segments = text.replace(/\/+$/, '').split('/');
   if (segments.some((s) => s === '..')) return outside('".." is not allowed in a pattern');
-  const literal = checkPlanPath(segments.map(literalSegment).join('/'));
+  const literal = checkPlanPath(segments.map(literalSegment).join('/'), policy);
   if (!literal.ok) return { ...literal, message: `the pattern "${text}", with its wildcards read as letters: ${literal.message}` };
   const last = segments.length - 1;
-  for (const [index, segment] of segments.entries()) {
-    const lower = segment.toLowerCase();
-    const tokens = parseGlob(lower);
-    if (!tokens.some((t) => t.kind === 'star' || t.wildcard)) continue;
-    if (tokens.every((t) => t.kind === 'star')) {
-      if (index < last) continue;
-      return { ok: false, code: 'path_denied', message: `the last segment "${segment}" matches every file name, secrets included` };
-    }
-    const alphabet = alphabetOf(lower);
-    const rule = DENY_RULES.find((r) => {
-      const ruleTokens = parseGlob(r.name.toLowerCase());
-      return (
-        intersects(tokens, ruleTokens, alphabet, 'pattern-wildcard-on-rule-text') ||
-        intersects(tokens, ruleTokens, alphabet, 'rule-wildcard-on-pattern-text')
-      );
-    });
-    if (rule) {
-      return {
-        ok: false,
-        code: 'path_denied',
-        message: `the pattern segment "${segment}" could match the deny rule "${rule.name}" (${rule.reason})`,
-      };
-    }
+  const parsed = segments.map((segment) => parseGlob(segment.toLowerCase()));
+  if (parsed[last]!.every((t) => t.kind === 'star')) {
+    return { ok: false, code: 'path_denied', message: `the last segment "${segments[last]}" matches every file name, secrets included` };
+  }
+  if (!parsed.some((tokens) => tokens.some((t) => t.kind === 'star' || t.wildcard))) return { ok: true, path: text };
+  const alphabet = alphabetOf(text.toLowerCase(), policy.rules);
+  const pattern = segments.map((segment, i) => ({ tokens: parsed[i]!, globstar: segment === '**' }));
+  const rule = policy.rules.find((r) => aimsAt(pattern, r, alphabet));
+  if (rule) {
+    return { ok: false, code: 'path_denied', message: `the pattern "${text}" could match the deny rule "${rule.name}" (${rule.reason})` };
   }
   return { ok: true, path: text };
+}
+
+/**
+ * Whether the pattern's segments can line up with a deny rule's (a rule of
+ * several segments, `.docker/config.json`, matches them consecutively at
+ * any depth), each pair aimed at each other. A folder wildcard (`*`, `**`
+ * before the last segment) may fill a place in such a line, and `**` may
+ * also stand for no folder at all, as glob engines read it; but a line of
+ * folder wildcards alone aims at nothing, or no recursive pattern would pass.
+ */
+function aimsAt(pattern: readonly PatternSegment[], rule: DenyRule, alphabet: readonly string[]): boolean {
+  const ruleSegments = rule.name.toLowerCase().split('/').map(parseGlob);
+  const from = (i: number, j: number, anchored: boolean): boolean => {
+    if (j === ruleSegments.length) return anchored;
+    const segment = pattern[i];
+    if (!segment) return false;
+    if (segment.globstar && from(i + 1, j, anchored)) return true;
+    const folderWildcard = isAllStar(segment.tokens);
+    return segmentAims(segment.tokens, ruleSegments[j]!, alphabet) && from(i + 1, j + 1, anchored || !folderWildcard);
+  };
+  return pattern.some((_, start) => from(start, 0, false));
+}
+
+interface PatternSegment {
+  tokens: Token[];
+  /** `**`: any number of folders, none included. */
+  globstar: boolean;
+}
+
+function isAllStar(tokens: readonly Token[]): boolean {
+  return tokens.every((t) => t.kind === 'star');
+}
+
+function segmentAims(glob: Token[], rule: Token[], alphabet: readonly string[]): boolean {
+  return (
+    intersects(glob, rule, alphabet, 'pattern-wildcard-on-rule-text') ||
+    intersects(glob, rule, alphabet, 'rule-wildcard-on-pattern-text')
+  );
 }
 
 /** Whether a string (a path or a word of text) uses glob syntax. */
@@ -140,7 +165,7 @@ type Crossing = 'pattern-wildcard-on-rule-text' | 'rule-wildcard-on-pattern-text
  * (cutting the loop out leaves a shorter name that matches both), so it
  * counts as false meanwhile.
  */
-function intersects(glob: Token[], rule: Token[], alphabet: readonly string[], forbidden: Crossing): boolean {
+function intersects(glob: readonly Token[], rule: readonly Token[], alphabet: readonly string[], forbidden: Crossing): boolean {
   const memo = new Map<string, boolean>();
   const globAccepts = (t: Token, c: string, started: boolean): boolean =>
     t.kind === 'star' ? started || c !== '.' : t.accepts(c) && (started || c !== '.' || t.leadingDot);
@@ -177,10 +202,10 @@ function intersects(glob: Token[], rule: Token[], alphabet: readonly string[], f
  * printable ASCII, the characters of the segment and of the rule names,
  * and one that appears in none (what `?` or a negated class alone accepts).
  */
-function alphabetOf(segment: string): string[] {
-  const chars = new Set<string>(['\u0001', ...segment]);
+function alphabetOf(pattern: string, rules: readonly DenyRule[]): string[] {
+  const chars = new Set<string>(['\u0001', ...pattern]);
   for (let code = 0x20; code < 0x7f; code++) chars.add(String.fromCharCode(code));
-  for (const rule of DENY_RULES) for (const c of rule.name.toLowerCase()) chars.add(c);
+  for (const rule of rules) for (const c of rule.name.toLowerCase()) chars.add(c);
   return [...chars];
 }
 

@@ -20,6 +20,11 @@
  * - `..` is resolved lexically and the result is what the bridge opens, so
  *   the kernel never sees a `..` (a `link/..` would otherwise climb out of a
  *   symlinked directory's target).
+ * - The deny-list is data (patterns with reasons) and the policy a value:
+ *   `PathPolicy`, the defaults with the operator's additions and removals,
+ *   passed explicitly to every layer that judges a path, so they cannot
+ *   disagree about what is denied. Each function defaults to the
+ *   unconfigured `DEFAULT_PATH_POLICY`.
  */
 
 export type PathVerdict =
@@ -28,37 +33,6 @@ export type PathVerdict =
 
 /** The subset of `RejectionCode` (lib/codes.ts) the path policy can produce. */
 export type PathRejectionCode = 'path_outside_workspace' | 'path_denied' | 'unsupported_step';
-
-export interface DenyRule {
-  /** The rule as people write it (a glob on one path segment), shown in messages, docs and the UI. */
-  readonly name: string;
-  /** Why the rule exists, in a few words. */
-  readonly reason: string;
-  /** Tests one canonical segment: NFKC, lower-cased, trailing dots and spaces removed. */
-  readonly matches: (segment: string) => boolean;
-}
-
-/**
- * Files that hold secrets or credentials, matched case-insensitively against
- * EVERY segment of the path (so `.git/config`, `.ssh/known_hosts` and
- * `config/.env/prod.ts` are all denied, not only the last name).
- */
-export const DENY_RULES: readonly DenyRule[] = [
-  rule('.env', 'environment files hold secrets', (s) => s === '.env'),
-  rule('.env.*', 'environment files hold secrets', (s) => s.startsWith('.env.')),
-  rule('*.pem', 'certificates and private keys', (s) => s.endsWith('.pem')),
-  rule('*.key', 'private keys', (s) => s.endsWith('.key')),
-  rule('*.p12', 'PKCS#12 key stores', (s) => s.endsWith('.p12')),
-  rule('*.pfx', 'PKCS#12 key stores', (s) => s.endsWith('.pfx')),
-  rule('id_rsa*', 'SSH keys', (s) => s.startsWith('id_rsa')),
-  rule('id_ed25519*', 'SSH keys', (s) => s.startsWith('id_ed25519')),
-  rule('id_ecdsa*', 'SSH keys', (s) => s.startsWith('id_ecdsa')),
-  rule('.ssh', 'SSH configuration and keys', (s) => s === '.ssh'),
-  rule('.git', 'repository internals (remotes may embed tokens)', (s) => s === '.git'),
-  rule('.npmrc', 'registry credentials', (s) => s === '.npmrc'),
-  rule('.netrc', 'login credentials', (s) => s === '.netrc'),
-  rule('.envrc', 'direnv files export secrets', (s) => s === '.envrc'),
-];
 
 /** Longest path we accept, in characters, and longest segment, in UTF-8 bytes (NAME_MAX). */
 export const MAX_PATH_CHARS = 1024;
@@ -74,13 +48,227 @@ const GLOB_CHARACTER = /[*?[\]{}]/;
 const ONLY_DOTS_AND_SPACES = /^[. ]+$/;
 const TRAILING_DOTS_AND_SPACES = /[. ]+$/;
 
+/** Reason shown for a pattern the operator added. */
+const ADDED_REASON = 'added by configuration (PLANSCOPE_DENY_ADD)';
+const MAX_PATTERN_CHARS = 200;
+const UNSUPPORTED_GLOB = /[[\]{}]/;
+
+/** Where a deny rule comes from: planscope's defaults, or the operator's `PLANSCOPE_DENY_ADD`. */
+export type DenyRuleSource = 'default' | 'added';
+
+export interface DenyRule {
+  /** The pattern as people write it (globs on path segments), shown in messages, docs and the UI. */
+  readonly name: string;
+  /** Why the rule exists, in a few words. */
+  readonly reason: string;
+  readonly source: DenyRuleSource;
+  /**
+   * One matcher per segment of the pattern, each tested against one
+   * canonical path segment (NFKC, lower-cased, trailing dots and spaces
+   * removed). A pattern of k segments matches k consecutive segments
+   * anywhere in the path.
+   */
+  readonly segments: readonly RegExp[];
+}
+
+/**
+ * The deny rules a path is judged by, as one value passed to every layer
+ * that judges paths (Validator, read-ahead, bridge, eval scorer), with how it
+ * differs from the defaults, which is what a bridge child is told so that it
+ * rebuilds exactly the same policy.
+ */
+export interface PathPolicy {
+  readonly rules: readonly DenyRule[];
+  /** Patterns added to the defaults, as configured. */
+  readonly added: readonly string[];
+  /** Default patterns taken out, as configured. */
+  readonly removed: readonly string[];
+}
+
+/**
+ * Files that hold secrets or credentials, by the name each tool stores them
+ * under. A one-segment pattern is matched against EVERY segment of the path,
+ * so `.git/config`, `.ssh/known_hosts` and `config/.env/prod.ts` are denied,
+ * not only the last name; a pattern of several segments (`.docker/config.json`)
+ * matches them consecutively at any depth. `*` stands for any run of
+ * characters within a segment, `?` for one character. Borderline entries are
+ * denied and can be removed by configuration: `.gitconfig` (credential
+ * helpers, tokens in `url.*.insteadOf` and `http.extraheader`), `.yarnrc.yml`
+ * (`npmAuthToken`, though projects also commit it, as they do `.npmrc`),
+ * `*.tfvars` (HashiCorp's own .gitignore template excludes them because they
+ * hold secrets).
+ */
+const DEFAULT_DENY_PATTERNS: ReadonlyArray<readonly [pattern: string, reason: string]> = [
+  ['.env', 'environment files hold secrets'],
+  ['.env.*', 'environment files hold secrets'],
+  ['.envrc', 'direnv files export secrets'],
+  ['*.pem', 'certificates and private keys'],
+  ['*.key', 'private keys'],
+  ['*.p8', 'PKCS#8 private keys'],
+  ['*.p12', 'PKCS#12 key stores'],
+  ['*.pfx', 'PKCS#12 key stores'],
+  ['*.jks', 'Java key stores'],
+  ['*.keystore', 'Java and Android key stores'],
+  ['*.ppk', 'PuTTY private keys'],
+  ['id_rsa*', 'SSH keys'],
+  ['id_dsa*', 'SSH keys'],
+  ['id_ecdsa*', 'SSH keys'],
+  ['id_ed25519*', 'SSH keys'],
+  ['ssh_host_*', 'SSH host keys'],
+  ['.ssh', 'SSH configuration and keys'],
+  ['.gnupg', 'GnuPG keyrings'],
+  ['.git', 'repository internals (remotes may embed tokens)'],
+  ['.git-credentials', "git's stored passwords and tokens"],
+  ['.gitconfig', 'git user settings (credential helpers, tokens in URLs and headers)'],
+  ['.config/gh/hosts.yml', 'GitHub CLI tokens'],
+  ['.aws', 'AWS credentials, profiles and cached tokens'],
+  ['.config/gcloud', 'Google Cloud SDK credentials and tokens'],
+  ['application_default_credentials.json', 'Google Cloud application default credentials'],
+  ['credentials.json', 'OAuth client and service account keys'],
+  ['client_secret*.json', 'OAuth client secrets'],
+  ['service-account*.json', 'cloud service account keys'],
+  ['.azure', 'Azure CLI tokens and profiles'],
+  ['.docker/config.json', 'container registry credentials'],
+  ['.dockercfg', 'container registry credentials'],
+  ['.kube/config', 'Kubernetes cluster credentials'],
+  ['kubeconfig', 'Kubernetes cluster credentials'],
+  ['*.kubeconfig', 'Kubernetes cluster credentials'],
+  ['.npmrc', 'registry credentials'],
+  ['.yarnrc', 'registry credentials'],
+  ['.yarnrc.yml', 'registry tokens'],
+  ['.pypirc', 'PyPI upload credentials'],
+  ['pip.conf', 'package index URLs with credentials'],
+  ['pip.ini', 'package index URLs with credentials'],
+  ['.cargo/credentials', 'crates.io tokens'],
+  ['.cargo/credentials.toml', 'crates.io tokens'],
+  ['.gem/credentials', 'RubyGems API keys'],
+  ['.netrc', 'login credentials'],
+  ['_netrc', 'login credentials'],
+  ['.pgpass', 'PostgreSQL passwords'],
+  ['pgpass.conf', 'PostgreSQL passwords'],
+  ['.my.cnf', 'MySQL client passwords'],
+  ['.htpasswd', 'HTTP basic-auth password hashes'],
+  ['.s3cfg', 'S3 access keys'],
+  ['.vault-token', 'HashiCorp Vault tokens'],
+  ['*.tfstate', 'Terraform state holds resource secrets in plain text'],
+  ['*.tfstate.*', 'Terraform state backups'],
+  ['.terraform', 'Terraform working data (backend settings, state copies)'],
+  ['*.tfvars', 'Terraform variables, often secrets'],
+  ['*.tfvars.json', 'Terraform variables, often secrets'],
+  ['.terraformrc', 'Terraform CLI tokens'],
+  ['terraform.rc', 'Terraform CLI tokens'],
+  ['credentials.tfrc.json', 'Terraform CLI tokens'],
+];
+
+export const DENY_RULES: readonly DenyRule[] = DEFAULT_DENY_PATTERNS.map(([pattern, reason]) => {
+  const compiled = compileDenyPattern(pattern);
+  if (!compiled.ok) throw new Error(`default deny pattern ${pattern}: ${compiled.message}`);
+  return { name: pattern, reason, source: 'default', segments: compiled.segments };
+});
+
+/** planscope's own deny-list, unchanged: what every layer uses unless configured otherwise. */
+export const DEFAULT_PATH_POLICY: PathPolicy = { rules: DENY_RULES, added: [], removed: [] };
+
+/**
+ * The path rules without any deny-list, for normalising a path that was
+ * already read (a citation, a path shown in the UI): whether it may be read
+ * is not the question there, and the answer depends on the configuration.
+ */
+export const SHAPE_ONLY_POLICY: PathPolicy = { rules: [], added: [], removed: [] };
+
+/** A refused change says which list it came from: the patterns to add, or the defaults to remove. */
+export type PolicyBuild = { ok: true; policy: PathPolicy } | { ok: false; list: 'add' | 'remove'; message: string };
+
+/**
+ * The defaults with the operator's changes. A default is removed only by
+ * its exact pattern, so a typo cannot silently leave a rule in force that
+ * the operator believes gone, nor take out one they meant to keep. Adding a
+ * pattern that is already in force changes nothing.
+ */
+export function buildPathPolicy(changes: { add?: readonly string[]; remove?: readonly string[] }): PolicyBuild {
+  const add = unique((changes.add ?? []).map((p) => p.trim()).filter((p) => p !== ''));
+  const remove = unique((changes.remove ?? []).map((p) => p.trim()).filter((p) => p !== ''));
+  for (const pattern of remove) {
+    if (DENY_RULES.some((r) => r.name === pattern)) continue;
+    const near = DENY_RULES.find((r) => canonicalPattern(r.name) === canonicalPattern(pattern));
+    const hint = near ? `; did you mean "${near.name}"?` : '; remove a default by its exact pattern, as the start page lists it';
+    return { ok: false, list: 'remove', message: `"${pattern}" is not a default deny rule${hint}` };
+  }
+  const contradiction = add.find((p) => remove.includes(p));
+  if (contradiction !== undefined) return { ok: false, list: 'add', message: `"${contradiction}" is both added and removed` };
+
+  const rules = DENY_RULES.filter((r) => !remove.includes(r.name));
+  const added: string[] = [];
+  for (const pattern of add) {
+    const compiled = compileDenyPattern(pattern);
+    if (!compiled.ok) return { ok: false, list: 'add', message: `"${pattern}" ${compiled.message}` };
+    if (rules.some((r) => canonicalPattern(r.name) === canonicalPattern(pattern))) continue;
+    rules.push({ name: pattern, reason: ADDED_REASON, source: 'added', segments: compiled.segments });
+    added.push(pattern);
+  }
+  return { ok: true, policy: { rules, added, removed: remove } };
+}
+
+/**
+ * A deny pattern as segment matchers, or why it is not one. Only `*` and
+ * `?` are wildcards; anything the path check itself refuses (absolute,
+ * `..`, backslashes, colons, control characters) could never match and is
+ * refused here too, so a mistyped rule is reported instead of ignored.
+ */
+export function compileDenyPattern(raw: string): { ok: true; segments: RegExp[] } | { ok: false; message: string } {
+  const pattern = raw.trim();
+  const fail = (message: string) => ({ ok: false as const, message });
+  if (pattern === '') return fail('is empty');
+  if (pattern.length > MAX_PATTERN_CHARS) return fail(`is longer than ${MAX_PATTERN_CHARS} characters`);
+  if (CONTROL_OR_INVISIBLE.test(pattern)) return fail('contains a control or invisible character');
+  if (/[\\:]/.test(pattern)) return fail('contains "\\" or ":", which no accepted path contains');
+  if (pattern.startsWith('/') || pattern.startsWith('~')) {
+    return fail('must be relative: a pattern matches at any depth (e.g. ".aws/credentials")');
+  }
+  if (UNSUPPORTED_GLOB.test(pattern)) return fail('uses [ ] { }; only * and ? are supported');
+  const segments: RegExp[] = [];
+  for (const part of pattern.split('/')) {
+    if (part === '') return fail('has an empty segment (a doubled or trailing "/")');
+    if (part === '.' || part === '..') return fail('contains a "." or ".." segment');
+    if (part.includes('**')) return fail('uses "**"; a pattern already matches at any depth');
+    const canonical = canonicalSegment(part);
+    if (canonical === '') return fail(`has the segment "${part}", which names no file`);
+    segments.push(segmentMatcher(canonical));
+  }
+  return { ok: true, segments };
+}
+
+/** The deny rules in force, as people read them (the start page, `GET /api/health`). */
+export interface DenyRuleInfo {
+  pattern: string;
+  reason: string;
+  source: DenyRuleSource;
+}
+
+export interface ReadPolicyInfo {
+  /** In force: the defaults minus those removed, then those added. */
+  denyRules: DenyRuleInfo[];
+  /** Defaults the configuration took out (`PLANSCOPE_DENY_REMOVE`). */
+  removedDefaults: string[];
+  /** Whether file text and other servers' tool results are checked for secrets before the model sees them. */
+  secretScan: boolean;
+}
+
+export function describeReadPolicy(policy: PathPolicy, secretScan: boolean): ReadPolicyInfo {
+  return {
+    denyRules: policy.rules.map((r) => ({ pattern: r.name, reason: r.reason, source: r.source })),
+    removedDefaults: [...policy.removed],
+    secretScan,
+  };
+}
+
 /**
  * Checks a path proposed by a plan (or received by the bridge) and returns
  * its normalised workspace-relative form, or the first rule it breaks.
  * Precedence when several apply: outside the workspace, then denied, then
  * unsupported.
  */
-export function checkPlanPath(raw: string): PathVerdict {
+export function checkPlanPath(raw: string, policy: PathPolicy = DEFAULT_PATH_POLICY): PathVerdict {
   if (typeof raw !== 'string' || raw.trim() === '') {
     return outside('the path is empty');
   }
@@ -129,7 +317,7 @@ export function checkPlanPath(raw: string): PathVerdict {
     resolved.push(part);
   }
 
-  const denied = deniedBy(resolved);
+  const denied = deniedBy(resolved, policy);
   if (denied) {
     return {
       ok: false,
@@ -153,9 +341,9 @@ export function checkPlanPath(raw: string): PathVerdict {
  * of a file after resolving symlinks, so `notes.txt -> .env.local` is
  * refused as `.env.*`.
  */
-export function isDeniedPath(normalised: string): string | null {
+export function isDeniedPath(normalised: string, policy: PathPolicy = DEFAULT_PATH_POLICY): string | null {
   const segments = normalised.normalize('NFKC').split('/').filter((s) => s !== '' && s !== '.');
-  return deniedBy(segments)?.rule.name ?? null;
+  return deniedBy(segments, policy)?.rule.name ?? null;
 }
 
 /**
@@ -181,11 +369,17 @@ function absoluteSegments(path: string): string[] | null {
   return segments;
 }
 
-function deniedBy(segments: readonly string[]): { segment: string; rule: DenyRule } | null {
-  for (const segment of segments) {
-    const canonical = canonicalSegment(segment);
-    const match = DENY_RULES.find((r) => r.matches(canonical));
-    if (match) return { segment, rule: match };
+function deniedBy(segments: readonly string[], policy: PathPolicy): { segment: string; rule: DenyRule } | null {
+  if (policy.rules.length === 0) return null;
+  const canonical = segments.map(canonicalSegment);
+  for (let start = 0; start < canonical.length; start++) {
+    for (const rule of policy.rules) {
+      const width = rule.segments.length;
+      if (start + width > canonical.length) continue;
+      if (rule.segments.every((matcher, i) => matcher.test(canonical[start + i]!))) {
+        return { segment: segments.slice(start, start + width).join('/'), rule };
+      }
+    }
   }
   return null;
 }
@@ -203,8 +397,18 @@ function utf8Length(text: string): number {
   return new TextEncoder().encode(text).length;
 }
 
-function rule(name: string, reason: string, matches: (segment: string) => boolean): DenyRule {
-  return { name, reason, matches };
+/** A glob on one canonical segment: `*` any run of characters, `?` one character, the rest literal. */
+function segmentMatcher(canonical: string): RegExp {
+  const body = canonical.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\*/g, '.*').replace(/\\\?/g, '.');
+  return new RegExp(`^${body}$`, 'su');
+}
+
+function canonicalPattern(pattern: string): string {
+  return pattern.split('/').map(canonicalSegment).join('/');
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
 }
 
 function outside(message: string): PathVerdict {

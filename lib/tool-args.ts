@@ -1,5 +1,5 @@
 import { checkGlob, hasGlobSyntax } from './glob-policy';
-import { checkPlanPath, isDeniedPath, type PathRejectionCode, type PathVerdict } from './policy';
+import { checkPlanPath, DEFAULT_PATH_POLICY, isDeniedPath, type PathPolicy, type PathRejectionCode, type PathVerdict } from './policy';
 
 /**
  * The path policy applied to the arguments of a tool call a plan proposes,
@@ -53,6 +53,8 @@ export interface ToolArgsCheck {
 export interface ToolArgsOptions {
   /** Whether a path argument may name a folder (`.`, `src/`), not only a file. */
   directories: boolean;
+  /** The deny rules in force for the run; the defaults when not given. */
+  policy?: PathPolicy;
 }
 
 export type ArgRole = 'path' | 'glob' | 'url' | 'text';
@@ -123,9 +125,9 @@ function judgeString(value: string, role: ArgRole, options: ToolArgsOptions): St
     case 'path':
       return asValue(judgePath(text, options));
     case 'glob':
-      return asValue(hasGlobSyntax(text) ? checkGlob(text) : judgePath(text, options));
+      return asValue(hasGlobSyntax(text) ? checkGlob(text, policyOf(options)) : judgePath(text, options));
     case 'url':
-      return isOtherUrl(text) ? judgeUrl(value, text) : asValue(judgePath(text, options));
+      return isOtherUrl(text) ? judgeUrl(value, text, options) : asValue(judgePath(text, options));
     case 'text':
       return judgeText(value, text, options);
   }
@@ -133,11 +135,11 @@ function judgeString(value: string, role: ArgRole, options: ToolArgsOptions): St
 
 function judgeText(value: string, text: string, options: ToolArgsOptions): StringVerdict {
   if (!/\s/.test(text)) {
-    if (isOtherUrl(text)) return judgeUrl(value, text);
-    if (isPathShaped(text)) return asValue(hasGlobSyntax(text) ? checkGlob(text) : judgePath(text, options));
+    if (isOtherUrl(text)) return judgeUrl(value, text, options);
+    if (isPathShaped(text)) return asValue(hasGlobSyntax(text) ? checkGlob(text, policyOf(options)) : judgePath(text, options));
     if (/[*?[]/.test(text)) {
       // Not shaped like a path, but a server that globs it could still reach a secret (`id_*`).
-      const verdict = checkGlob(text);
+      const verdict = checkGlob(text, policyOf(options));
       if (!verdict.ok) return verdict;
     }
   } else {
@@ -145,12 +147,12 @@ function judgeText(value: string, text: string, options: ToolArgsOptions): Strin
       const token = trimPunctuation(word);
       if (!isPathShaped(token, { prose: true })) continue;
       const verdict = isOtherUrl(token)
-        ? judgeUrl(token, token)
-        : asValue(hasGlobSyntax(token) ? checkGlob(token) : judgePath(token, { directories: true }));
+        ? judgeUrl(token, token, options)
+        : asValue(hasGlobSyntax(token) ? checkGlob(token, policyOf(options)) : judgePath(token, { ...options, directories: true }));
       if (!verdict.ok) return { ...verdict, message: `the word "${clip(token)}" of the text: ${verdict.message}` };
     }
   }
-  return deniedText(value, text);
+  return deniedText(value, text, options);
 }
 
 /**
@@ -159,15 +161,15 @@ function judgeText(value: string, text: string, options: ToolArgsOptions): Strin
  * segment by segment, so it may not climb (`..`, encoded or not) nor name a
  * denied file.
  */
-function judgeUrl(value: string, text: string): StringVerdict {
+function judgeUrl(value: string, text: string, options: ToolArgsOptions): StringVerdict {
   const climbs = text.split(/[/\\]/).some((segment) => /^\.{2,}$/.test(segment.replace(/%(?:25)*2e/gi, '.')));
   if (climbs) return { ok: false, code: 'path_outside_workspace', message: 'the URL has a ".." segment' };
-  return deniedText(value, text);
+  return deniedText(value, text, options);
 }
 
 /** No string, whatever its key and shape, may name a denied file: a server could open it as a path. */
-function deniedText(value: string, text: string): StringVerdict {
-  const denied = isDeniedPath(text.replace(/\\/g, '/'));
+function deniedText(value: string, text: string, options: ToolArgsOptions): StringVerdict {
+  const denied = isDeniedPath(text.replace(/\\/g, '/'), policyOf(options));
   if (denied) return { ok: false, code: 'path_denied', message: `it names a file the deny rule "${denied}" protects` };
   return { ok: true, value };
 }
@@ -184,7 +186,11 @@ export function judgePath(raw: string, options: ToolArgsOptions): PathVerdict {
     if (text !== '' && text.split('/').every((segment) => segment === '' || segment === '.')) return { ok: true, path: '.' };
     text = text.replace(/\/+$/, '');
   }
-  return checkPlanPath(text);
+  return checkPlanPath(text, policyOf(options));
+}
+
+function policyOf(options: ToolArgsOptions): PathPolicy {
+  return options.policy ?? DEFAULT_PATH_POLICY;
 }
 
 /**

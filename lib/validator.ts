@@ -1,6 +1,6 @@
 import type { Plan } from './plan';
 import type { ProposedStep, Rejection } from './events';
-import { checkPlanPath } from './policy';
+import { checkPlanPath, DEFAULT_PATH_POLICY, type PathPolicy } from './policy';
 
 export interface PlanVerdict {
   /** The steps with their paths normalised; meaningful only when there are no rejections. */
@@ -11,14 +11,15 @@ export interface PlanVerdict {
 /**
  * The Validator: structured output settles the plan's shape, this settles
  * whether it may run. It judges policy, not existence: a path to a file that
- * does not exist passes here and fails in the executor.
+ * does not exist passes here and fails in the executor. `policy` is the
+ * run's configured deny-list.
  */
-export function validatePlan(plan: Plan): PlanVerdict {
+export function validatePlan(plan: Plan, policy: PathPolicy = DEFAULT_PATH_POLICY): PlanVerdict {
   const rejections: Rejection[] = [];
   const steps: ProposedStep[] = [];
   const firstIndexByPath = new Map<string, number>();
   plan.steps.forEach((step, index) => {
-    const verdict = checkPlanPath(step.path);
+    const verdict = checkPlanPath(step.path, policy);
     if (!verdict.ok) {
       rejections.push({ step: index, code: verdict.code, message: verdict.message });
       steps.push(step);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { buildPathPolicy, type PathPolicy } from '../lib/policy';
 import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './mcp/servers-config';
 
 /**
@@ -38,6 +39,10 @@ const Env = z.object({
   PLANSCOPE_NUM_PREDICT: int(1, 131_072, 1600),
   PLANSCOPE_NUM_CTX: int(512, 1_048_576, 8192),
   PLANSCOPE_TEMPERATURE: z.coerce.number().min(0).max(2).default(0.1),
+  /** Deny patterns added to the defaults, and defaults removed by their exact pattern; comma- or newline-separated. */
+  PLANSCOPE_DENY_ADD: z.string().optional(),
+  PLANSCOPE_DENY_REMOVE: z.string().optional(),
+  PLANSCOPE_SECRET_SCAN: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /** The JSON config file (extra MCP servers); default `<appRoot>/planscope.config.json`. */
   PLANSCOPE_CONFIG: z.string().trim().min(1).optional(),
 });
@@ -75,6 +80,10 @@ export interface Config {
   maxTaskChars: number;
   /** Whether the Reviewer pass follows the Checker. */
   review: boolean;
+  /** The deny-list every layer judges paths by: the defaults with `PLANSCOPE_DENY_ADD` / `PLANSCOPE_DENY_REMOVE` applied. */
+  pathPolicy: PathPolicy;
+  /** Whether file text and other servers' tool results are checked for secrets before the model sees them. */
+  secretScan: boolean;
   ollama: { think: boolean; numPredict: number; numCtx: number; temperature: number };
   /** Extra MCP tool servers from the config file (`mcpServers`), connected at start-up; see server/mcp/tool-servers.ts. */
   toolServers: {
@@ -105,6 +114,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   checkListenAddress(e.HOSTNAME, e.PLANSCOPE_TOKEN ?? null, 'HOSTNAME');
+  const policy = buildPathPolicy({ add: splitPatterns(e.PLANSCOPE_DENY_ADD), remove: splitPatterns(e.PLANSCOPE_DENY_REMOVE) });
+  if (!policy.ok) {
+    throw new ConfigError(`Invalid configuration: PLANSCOPE_DENY_${policy.list.toUpperCase()}: ${policy.message}`);
+  }
   const configFile = path.resolve(appRoot, e.PLANSCOPE_CONFIG ?? CONFIG_FILE_NAME);
   let servers: Record<string, ServerConfig>;
   try {
@@ -139,6 +152,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxConcurrentRuns: e.PLANSCOPE_MAX_CONCURRENT_RUNS,
     maxTaskChars: e.PLANSCOPE_MAX_TASK_CHARS,
     review: e.PLANSCOPE_REVIEW,
+    pathPolicy: policy.policy,
+    secretScan: e.PLANSCOPE_SECRET_SCAN,
     ollama: {
       think: e.PLANSCOPE_THINK,
       numPredict: e.PLANSCOPE_NUM_PREDICT,
@@ -184,6 +199,11 @@ export function parseWorkspaceRoots(raw: string, appRoot: string): string[] {
     if (!roots.includes(real)) roots.push(real);
   }
   return roots;
+}
+
+/** Deny patterns: one a line or separated by commas (no pattern contains either). */
+function splitPatterns(raw: string | undefined): string[] {
+  return (raw ?? '').split(/[,\n]/).map((p) => p.trim()).filter((p) => p !== '');
 }
 
 /** Empty variables count as unset, as a person editing `.env` would expect. */

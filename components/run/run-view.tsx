@@ -3,7 +3,7 @@
 import { useCallback, useMemo, useState } from 'react';
 import type { CheckedCitation } from '@/lib/checker';
 import type { RunEvent } from '@/lib/events';
-import { checkPlanPath } from '@/lib/policy';
+import { checkPlanPath, SHAPE_ONLY_POLICY } from '@/lib/policy';
 import { isTerminal } from '@/lib/run-state';
 import { AnswerPanel } from './answer-panel';
 import type { LineRange } from './file-lines';
@@ -37,7 +37,7 @@ export function RunView({ runId, initialEvents, head }: { runId: string; initial
   const openCitation = useCallback(
     (c: CheckedCitation) => {
       // The checker looked the path up in its normalised form; so does the viewer.
-      const verdict = checkPlanPath(c.path);
+      const verdict = checkPlanPath(c.path, SHAPE_ONLY_POLICY);
       const path = verdict.ok ? verdict.path : c.path;
       openObservation(path, { startLine: c.startLine, endLine: Math.max(c.endLine, c.startLine) });
       document.getElementById('observations')?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });

@@ -1,6 +1,7 @@
 import type { PlanProfile, RunLimits, Strategy } from '../../lib/events';
 import type { ExternalTools } from './tools';
 import type { PlanLimits } from '../../lib/plan';
+import type { PathPolicy } from '../../lib/policy';
 import type { Model } from '../llm/types';
 import type { WorkspaceBridge } from '../mcp/types';
 import type { RunRecorder } from '../runs/recorder';
@@ -14,6 +15,10 @@ export interface RunContext {
   externalTools: ExternalTools;
   /** Whether the Reviewer pass runs after the Checker. */
   review: boolean;
+  /** The configured deny-list the Validator and read-ahead judge paths by (the bridge holds the same one). */
+  pathPolicy: PathPolicy;
+  /** Whether other servers' tool results are checked for secrets (the bridge checks files itself). */
+  secretScan: boolean;
   model: Model;
   bridge: WorkspaceBridge;
   limits: RunLimits;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { splitLines } from '../../lib/checker';
+import type { StepErrorCode } from '../../lib/codes';
 import type { ProposedStep, Rejection, ReplanReason } from '../../lib/events';
 import {
   generalPlanJsonSchema,
@@ -11,6 +12,7 @@ import {
   validateGeneralPlan,
   type ToolSpec,
 } from '../../lib/general-plan';
+import { describeFinding, findSecret } from '../../lib/secret-scan';
 import type { WorkspaceFile } from '../mcp/types';
 import { stopIfAborted, type RunContext } from './context';
 import { runDag } from './dag';
@@ -65,7 +67,7 @@ export async function planGeneralRound(
     return { accepted: false, proposed: null, rejections };
   }
   const { goal } = parsed.value;
-  const verdict = validateGeneralPlan(parsed.value, tools, ctx.externalTools.notOffered);
+  const verdict = validateGeneralPlan(parsed.value, tools, ctx.externalTools.notOffered, ctx.pathPolicy);
   ctx.recorder.emit({ type: 'plan_proposed', round, call, goal, steps: verdict.steps });
   if (verdict.rejections.length > 0) {
     ctx.recorder.emit({ type: 'plan_rejected', round, rejections: verdict.rejections });
@@ -135,16 +137,30 @@ async function toolStep(
       ? { ok: true as const, text: (await ctx.bridge.listFiles()).map((f) => `${f.path} ${f.bytes}`).join('\n') }
       : await ctx.externalTools.call(step.tool ?? '', args, ctx.signal);
   const durationMs = performance.now() - started;
-  if (!outcome.ok) {
-    ctx.recorder.emit({ type: 'step_failed', round, index, path: step.path, durationMs, code: outcome.code, message: outcome.message });
-    return { step: index, path: step.path, code: outcome.code, message: outcome.message };
-  }
+  const failed = ({ code, message }: { code: StepErrorCode; message: string }): ReplanReason => {
+    ctx.recorder.emit({ type: 'step_failed', round, index, path: step.path, durationMs, code, message });
+    return { step: index, path: step.path, code, message };
+  };
+  if (!outcome.ok) return failed(outcome);
+  const withheld = withheldIfSecret(ctx, step, outcome.text);
+  if (withheld) return failed(withheld);
   // What another server returns is untrusted text: an observation like any file, never an instruction.
   const sha256 = createHash('sha256').update(outcome.text).digest('hex');
   const meta = observation(ctx, step.path, outcome.text, sha256, 0, splitLines(outcome.text).length);
   memory.observations.set(step.path, { meta, text: outcome.text, round });
   ctx.recorder.emit({ type: 'step_finished', round, index, path: step.path, durationMs, observation: meta, replacedSha256: null });
   return null;
+}
+
+/**
+ * The content check on another server's result, as the bridge applies it
+ * to files: a third-party tool cannot hand the model a secret either. The
+ * text is dropped here, before it is hashed, stored or shown.
+ */
+function withheldIfSecret(ctx: RunContext, step: ProposedStep, text: string): { code: StepErrorCode; message: string } | null {
+  const finding = ctx.secretScan ? findSecret(text) : null;
+  if (finding === null) return null;
+  return { code: 'secret_detected', message: `The result of ${step.tool ?? step.path} is withheld: ${describeFinding(finding)}` };
 }
 
 async function reasonStep(

@@ -61,7 +61,7 @@ export async function planRound(
     return { accepted: false, proposed: null, rejections };
   }
   ctx.recorder.emit({ type: 'plan_proposed', round, call, steps: parsed.value.steps });
-  const verdict = validatePlan(parsed.value);
+  const verdict = validatePlan(parsed.value, ctx.pathPolicy);
   if (verdict.rejections.length > 0) {
     ctx.recorder.emit({ type: 'plan_rejected', round, rejections: verdict.rejections });
     return { accepted: false, proposed: parsed.value.steps, rejections: verdict.rejections };

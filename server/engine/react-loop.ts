@@ -48,7 +48,7 @@ export async function gatherByReact(
     }
     const proposed = [{ purpose: step.thought, path: step.path }];
     ctx.recorder.emit({ type: 'plan_proposed', round: turn, call, steps: proposed });
-    const verdict = validatePlan({ steps: proposed });
+    const verdict = validatePlan({ steps: proposed }, ctx.pathPolicy);
     if (verdict.rejections.length > 0) {
       ctx.recorder.emit({ type: 'plan_rejected', round: turn, rejections: verdict.rejections });
       turns.push({ thought: step.thought, path: step.path, outcome: `rejected: ${verdict.rejections.map((r) => `${r.code}: ${r.message}`).join('; ')}` });

@@ -38,7 +38,7 @@ export class ReadAhead {
   offer(step: unknown): void {
     const requested = typeof step === 'object' && step !== null && 'path' in step ? step.path : null;
     if (typeof requested !== 'string' || this.ctx.signal.aborted) return;
-    const verdict = checkPlanPath(requested);
+    const verdict = checkPlanPath(requested, this.ctx.pathPolicy);
     if (!verdict.ok || this.calls.has(verdict.path)) return;
     if (this.calls.size >= this.ctx.planLimits.maxSteps || this.inFlight >= this.ctx.limits.stepConcurrency) return;
     if (!this.budget.trySpend(this.ctx.planLimits.maxSteps)) return;

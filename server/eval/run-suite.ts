@@ -56,7 +56,7 @@ export async function runSuite(runtime: Runtime, plan: EvalPlan): Promise<{ id: 
             const view = await runtime.registry.waitFor(runId);
             const result = toResult(runId, view);
             const item: EvalItem = {
-              ...scoreRun(task, result),
+              ...scoreRun(task, result, runtime.config.pathPolicy),
               taskId: task.id,
               category: task.category,
               model: result.model,

@@ -5,6 +5,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { StepErrorCode } from '../../lib/codes';
+import type { PathPolicy } from '../../lib/policy';
 import {
   BridgeToolName,
   ListFilesResult,
@@ -27,6 +28,10 @@ export interface BridgeConnectOptions {
   delayMs?: number;
   /** Per tool call; a call that takes longer fails as `tool_error`. */
   callTimeoutMs?: number;
+  /** The configured deny-list; the child rebuilds it from the changes to the defaults. Default: the defaults. */
+  pathPolicy?: PathPolicy;
+  /** False turns off the child's content check on read_file (on by default). */
+  secretScan?: boolean;
 }
 
 /** A failed list_files: the one bridge call whose contract has no outcome type to carry the failure. */
@@ -66,6 +71,10 @@ export function bridgeCommand(options: BridgeConnectOptions): { command: string;
     '--max-list-entries',
     String(options.maxListEntries),
     ...(options.delayMs ? ['--delay-ms', String(options.delayMs)] : []),
+    // `--flag=value`: a pattern that starts with "-" is not read as another flag.
+    ...(options.pathPolicy?.added ?? []).map((pattern) => `--deny-add=${pattern}`),
+    ...(options.pathPolicy?.removed ?? []).map((pattern) => `--deny-remove=${pattern}`),
+    ...(options.secretScan === false ? ['--no-secret-scan'] : []),
   ];
   const workspace = path.resolve(options.workspace);
   const bundle = path.join(options.appRoot, 'dist', 'bridge.mjs');

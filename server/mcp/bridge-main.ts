@@ -2,6 +2,7 @@
  * Stdio entry of the workspace bridge:
  *
  *   node dist/bridge.mjs <workspace> [--max-file-bytes N] [--max-list-entries N] [--delay-ms N]
+ *                        [--deny-add=PATTERN]... [--deny-remove=PATTERN]... [--no-secret-scan]
  *
  * stdout carries the MCP protocol and nothing else; diagnostics go to stderr.
  * Exit code 2 for bad usage, as the CLI does.
@@ -9,6 +10,7 @@
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { buildPathPolicy } from '../../lib/policy';
 import { createBridgeServer, type BridgeServerOptions } from './bridge-server';
 
 const DEFAULT_MAX_FILE_BYTES = 256 * 1024;
@@ -22,7 +24,7 @@ console.debug = console.error;
 
 function usage(reason: string): never {
   process.stderr.write(
-    `[bridge] ${reason}\nusage: bridge <workspace> [--max-file-bytes N] [--max-list-entries N] [--delay-ms N]\n`,
+    `[bridge] ${reason}\nusage: bridge <workspace> [--max-file-bytes N] [--max-list-entries N] [--delay-ms N] [--deny-add=PATTERN]... [--deny-remove=PATTERN]... [--no-secret-scan]\n`,
   );
   process.exit(2);
 }
@@ -42,11 +44,16 @@ function parseOptions(argv: string[]): BridgeServerOptions {
   }
   const [workspace, ...extra] = parsed.positionals;
   if (workspace === undefined || extra.length > 0) usage('expected exactly one workspace directory');
+  // The same defaults-plus-changes the engine built from its configuration, so both judge paths alike.
+  const policy = buildPathPolicy({ add: parsed.values['deny-add'], remove: parsed.values['deny-remove'] });
+  if (!policy.ok) usage(`--deny-${policy.list}: ${policy.message}`);
   return {
     workspace,
     maxFileBytes: nonNegativeInteger('max-file-bytes', parsed.values['max-file-bytes'], DEFAULT_MAX_FILE_BYTES),
     maxListEntries: nonNegativeInteger('max-list-entries', parsed.values['max-list-entries'], DEFAULT_MAX_LIST_ENTRIES),
     delayMs: nonNegativeInteger('delay-ms', parsed.values['delay-ms'], 0),
+    policy: policy.policy,
+    secretScan: parsed.values['no-secret-scan'] !== true,
   };
 }
 
@@ -59,6 +66,9 @@ function parseFlags(argv: string[]) {
       'max-file-bytes': { type: 'string' },
       'max-list-entries': { type: 'string' },
       'delay-ms': { type: 'string' },
+      'deny-add': { type: 'string', multiple: true },
+      'deny-remove': { type: 'string', multiple: true },
+      'no-secret-scan': { type: 'boolean' },
     },
   });
 }

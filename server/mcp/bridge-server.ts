@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { PathPolicy } from '../../lib/policy';
+import { describeFinding, findSecret } from '../../lib/secret-scan';
 import {
   BridgeToolName,
   formatToolFailure,
@@ -10,7 +12,7 @@ import {
   StatFileResult,
   type ToolFailure,
 } from './bridge-protocol';
-import type { BridgeOutcome } from './types';
+import type { BridgeOutcome, FileRead } from './types';
 import {
   listWorkspaceFiles,
   readWorkspaceFile,
@@ -26,6 +28,10 @@ export interface BridgeServerOptions {
   maxListEntries: number;
   /** Artificial latency before each read, for benchmarking parallel reads. */
   delayMs?: number;
+  /** The deny-list requests are judged by; the default one when absent. */
+  policy?: PathPolicy;
+  /** Whether read_file withholds a file that holds a secret; on unless explicitly false. */
+  secretScan?: boolean;
 }
 
 export const BRIDGE_SERVER_NAME = 'planscope-workspace';
@@ -41,7 +47,7 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
  */
 export function createBridgeServer(options: BridgeServerOptions): McpServer {
   const server = new McpServer({ name: BRIDGE_SERVER_NAME, version: BRIDGE_SERVER_VERSION });
-  const root = memoisedRoot(options.workspace);
+  const root = memoisedRoot(options.workspace, options.policy);
 
   server.registerTool(
     BridgeToolName.listFiles,
@@ -85,7 +91,8 @@ export function createBridgeServer(options: BridgeServerOptions): McpServer {
         BridgeToolName.readFile,
         async () => {
           if (options.delayMs) await sleep(options.delayMs);
-          return readWorkspaceFile(await root(), path, options.maxFileBytes);
+          const read = await readWorkspaceFile(await root(), path, options.maxFileBytes);
+          return options.secretScan === false ? read : withheldIfSecret(read);
         },
         // The text channel carries the file itself, as MCP file servers do;
         // the metadata travels in structuredContent.
@@ -94,6 +101,18 @@ export function createBridgeServer(options: BridgeServerOptions): McpServer {
   );
 
   return server;
+}
+
+/**
+ * The content check, after decoding and before anything leaves the bridge:
+ * a file that holds what looks like a secret fails as a whole, with the rule
+ * and the line, and none of its text is returned.
+ */
+function withheldIfSecret(read: BridgeOutcome<FileRead>): BridgeOutcome<FileRead> {
+  if (!read.ok) return read;
+  const finding = findSecret(read.value.text);
+  if (finding === null) return read;
+  return { ok: false, code: 'secret_detected', message: `${read.value.path} is withheld: ${describeFinding(finding)}` };
 }
 
 /**
@@ -132,10 +151,10 @@ function toolFailure(failure: ToolFailure): CallToolResult {
  * containment checks compare against this one real path. A failure is not
  * cached, so a workspace created after start-up still works.
  */
-function memoisedRoot(workspace: string): () => Promise<WorkspaceRoot> {
+function memoisedRoot(workspace: string, policy: PathPolicy | undefined): () => Promise<WorkspaceRoot> {
   let resolved: WorkspaceRoot | null = null;
   return async () => {
-    resolved ??= await resolveWorkspaceRoot(workspace);
+    resolved ??= await resolveWorkspaceRoot(workspace, policy);
     return resolved;
   };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readdirSync, readlinkSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
-import { checkPlanPath, isInside } from '../../lib/policy';
+import { checkPlanPath, DEFAULT_PATH_POLICY, isInside, type PathPolicy } from '../../lib/policy';
 import type { StepErrorCode } from '../../lib/codes';
 import type { ListFilesResult } from './bridge-protocol';
 import type { BridgeOutcome, FileRead, FileStat, WorkspaceFile } from './types';
@@ -23,6 +23,8 @@ import type { BridgeOutcome, FileRead, FileStat, WorkspaceFile } from './types';
 export interface WorkspaceRoot {
   /** The workspace directory after `realpath`, resolved once at start-up. */
   readonly real: string;
+  /** The deny-list every request to this workspace is judged by (the configured one, passed to the bridge by flags). */
+  readonly policy: PathPolicy;
 }
 
 type Outcome<T> = BridgeOutcome<T>;
@@ -40,13 +42,13 @@ const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git']);
 /** list_files looks at no more than this many entries per file it may return, so a huge tree cannot stall it. */
 const SCAN_ENTRIES_PER_LISTED_FILE = 20;
 
-export async function resolveWorkspaceRoot(directory: string): Promise<WorkspaceRoot> {
+export async function resolveWorkspaceRoot(directory: string, policy: PathPolicy = DEFAULT_PATH_POLICY): Promise<WorkspaceRoot> {
   // Resolve the root itself once, like the CVE-2025-53109 fix does for
   // allowed directories: every later containment check compares real paths.
   const real = await fs.realpath(path.resolve(directory));
   const stats = await fs.stat(real);
   if (!stats.isDirectory()) throw new Error(`workspace ${directory} is not a directory`);
-  return { real };
+  return { real, policy };
 }
 
 export async function statWorkspaceFile(root: WorkspaceRoot, requested: string): Promise<Outcome<FileStat>> {
@@ -124,7 +126,7 @@ export async function listWorkspaceFiles(root: WorkspaceRoot, maxEntries: number
 
 /** A listable file, a directory to descend into, or null for anything hidden. */
 function classifyEntry(root: WorkspaceRoot, relative: string, entry: Dirent): WorkspaceFile | 'directory' | null {
-  const verdict = checkPlanPath(relative);
+  const verdict = checkPlanPath(relative, root.policy);
   // Only list what read_file would accept under exactly this name: denied
   // names, and names the policy would spell differently (not NFKC-stable),
   // stay hidden.
@@ -173,7 +175,7 @@ async function withVerifiedFile<T>(
   requested: string,
   use: (fd: number, stats: Stats, display: string) => Outcome<T>,
 ): Promise<Outcome<T>> {
-  const verdict = checkPlanPath(requested);
+  const verdict = checkPlanPath(requested, root.policy);
   if (!verdict.ok) {
     return failure('denied_by_bridge', `${quote(requested)} is refused by the workspace policy: ${verdict.message} (${verdict.code})`);
   }
@@ -221,7 +223,7 @@ function checkRealPath(root: WorkspaceRoot, display: string, real: string): Outc
   }
   const relative = path.relative(root.real, real);
   if (relative === '') return failure('not_a_file', `${display} is the workspace directory, not a file`);
-  const verdict = checkPlanPath(relative);
+  const verdict = checkPlanPath(relative, root.policy);
   if (!verdict.ok) {
     return failure('denied_by_bridge', `${display} resolves to a file the policy refuses: ${verdict.message} (${verdict.code})`);
   }

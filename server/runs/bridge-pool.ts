@@ -17,6 +17,8 @@ export class BridgePool {
       maxFileBytes: this.config.limits.maxFileBytes,
       maxListEntries: this.config.maxListEntries,
       callTimeoutMs: this.config.limits.callTimeoutMs,
+      pathPolicy: this.config.pathPolicy,
+      secretScan: this.config.secretScan,
     });
     // A failed connection is not cached: the next run tries again.
     bridge.catch(() => this.bridges.delete(workspace));

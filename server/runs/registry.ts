@@ -212,6 +212,8 @@ export class RunRegistry {
           profile,
           externalTools: await this.externalTools(),
           review: this.config.review,
+          pathPolicy: this.config.pathPolicy,
+          secretScan: this.config.secretScan,
           model,
           bridge,
           limits,

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { checkPlanPath, DENY_RULES, isDeniedPath, isInside, MAX_PATH_CHARS } from '../../lib/policy';
+import {
+  buildPathPolicy,
+  checkPlanPath,
+  compileDenyPattern,
+  DENY_RULES,
+  describeReadPolicy,
+  isDeniedPath,
+  isInside,
+  MAX_PATH_CHARS,
+  SHAPE_ONLY_POLICY,
+  type PathPolicy,
+} from '../../lib/policy';
 
 /**
  * The path policy's table of cases. Keep it growing: every trick found
@@ -96,6 +107,62 @@ const cases: Array<[raw: string, expected: Expected, why: string]> = [
   ['src/../.env', 'path_denied', 'reached through ..'],
   ['.git/', 'path_denied', 'denied wins over a trailing slash'],
 
+  // Credential files of common tools (issue #11: these were served).
+  ['id_dsa', 'path_denied', 'id_dsa*'],
+  ['keys/id_dsa.pub', 'path_denied', 'id_dsa* includes the public key'],
+  ['home/.ssh/id_ed25519', 'path_denied', '.ssh folder, at depth'],
+  ['etc/ssh/ssh_host_ed25519_key', 'path_denied', 'ssh_host_*'],
+  ['keys/deploy.ppk', 'path_denied', '*.ppk'],
+  ['.gnupg/private-keys-v1.d/x.key', 'path_denied', '.gnupg'],
+  ['.git-credentials', 'path_denied', '.git-credentials'],
+  ['.gitconfig', 'path_denied', 'decision: .gitconfig can carry tokens'],
+  ['.config/gh/hosts.yml', 'path_denied', 'two segments: GitHub CLI tokens'],
+  ['.aws/credentials', 'path_denied', '.aws'],
+  ['.AWS/config', 'path_denied', '.aws upper case'],
+  ['.config/gcloud/application_default_credentials.json', 'path_denied', '.config/gcloud'],
+  ['deploy/application_default_credentials.json', 'path_denied', 'ADC file copied elsewhere'],
+  ['credentials.json', 'path_denied', 'credentials.json'],
+  ['client_secret_123.apps.googleusercontent.com.json', 'path_denied', 'client_secret*.json'],
+  ['service-account-prod.json', 'path_denied', 'service-account*.json'],
+  ['.azure/msal_token_cache.json', 'path_denied', '.azure'],
+  ['.docker/config.json', 'path_denied', 'two segments: .docker/config.json'],
+  ['home/me/.docker/config.json', 'path_denied', 'two segments at depth'],
+  ['.dockercfg', 'path_denied', '.dockercfg'],
+  ['.kube/config', 'path_denied', 'two segments: .kube/config'],
+  ['ops/kubeconfig', 'path_denied', 'kubeconfig'],
+  ['ops/prod.kubeconfig', 'path_denied', '*.kubeconfig'],
+  ['.yarnrc.yml', 'path_denied', 'decision: .yarnrc.yml holds npmAuthToken'],
+  ['.pypirc', 'path_denied', '.pypirc'],
+  ['pip/pip.conf', 'path_denied', 'pip.conf'],
+  ['.cargo/credentials.toml', 'path_denied', 'two segments: cargo token'],
+  ['.gem/credentials', 'path_denied', 'RubyGems'],
+  ['_netrc', 'path_denied', 'Windows netrc'],
+  ['.pgpass', 'path_denied', '.pgpass'],
+  ['.my.cnf', 'path_denied', 'MySQL'],
+  ['public/.htpasswd', 'path_denied', '.htpasswd'],
+  ['android/app/release.keystore', 'path_denied', '*.keystore'],
+  ['certs/truststore.JKS', 'path_denied', '*.jks upper case'],
+  ['AuthKey_ABC123.p8', 'path_denied', '*.p8'],
+  ['infra/terraform.tfstate', 'path_denied', '*.tfstate'],
+  ['infra/terraform.tfstate.backup', 'path_denied', '*.tfstate.*'],
+  ['infra/.terraform/terraform.tfstate', 'path_denied', '.terraform'],
+  ['infra/prod.tfvars', 'path_denied', 'decision: *.tfvars often hold secrets'],
+  ['.terraform.d/credentials.tfrc.json', 'path_denied', 'Terraform CLI token'],
+  ['.vault-token', 'path_denied', 'Vault'],
+  ['.s3cfg', 'path_denied', 's3cmd'],
+
+  // ... and what they must not catch.
+  ['.gitignore', { path: '.gitignore' }, '.gitignore is not .gitconfig'],
+  ['.gitmodules', { path: '.gitmodules' }, 'nor is .gitmodules'],
+  ['.docker/Dockerfile', { path: '.docker/Dockerfile' }, 'only .docker/config.json is denied'],
+  ['config.json', { path: 'config.json' }, 'config.json outside .docker'],
+  ['.cargo/config.toml', { path: '.cargo/config.toml' }, 'cargo config without credentials'],
+  ['kube/config', { path: 'kube/config' }, 'kube without the dot'],
+  ['src/credentials.ts', { path: 'src/credentials.ts' }, 'code about credentials'],
+  ['infra/main.tf', { path: 'infra/main.tf' }, 'Terraform code'],
+  ['docs/aws.md', { path: 'docs/aws.md' }, 'aws as a word'],
+  ['docs/id_rsa-explained.md', 'path_denied', 'id_rsa* is a prefix: a note named after the key is denied too (accepted cost)'],
+
   // Not a single-file read.
   ['src/*.ts', 'unsupported_step', 'glob *'],
   ['src/?.ts', 'unsupported_step', 'glob ?'],
@@ -156,6 +223,91 @@ describe('isDeniedPath', () => {
       expect.arrayContaining(['.env', '.env.*', '*.pem', '*.key', 'id_rsa*', 'id_ed25519*', 'id_ecdsa*', '.git', '.npmrc', '.ssh', '*.p12', '*.pfx', '.netrc']),
     );
     for (const r of DENY_RULES) expect(r.reason).not.toBe('');
+    expect(new Set(DENY_RULES.map((r) => r.name)).size).toBe(DENY_RULES.length);
+  });
+});
+
+describe('the deny-list as a configurable value', () => {
+  const build = (changes: { add?: string[]; remove?: string[] }): PathPolicy => {
+    const built = buildPathPolicy(changes);
+    if (!built.ok) throw new Error(built.message);
+    return built.policy;
+  };
+
+  it('names the matched segments of a two-segment rule', () => {
+    expect(checkPlanPath('home/.docker/config.json')).toMatchObject({
+      code: 'path_denied',
+      message: expect.stringContaining('".docker/config.json" matches the deny rule ".docker/config.json"'),
+    });
+  });
+
+  it('adds patterns, which every check then applies, with the operator as the reason', () => {
+    const policy = build({ add: ['secrets', 'data/*.sqlite', 'notes/private-*.md'] });
+    expect(checkPlanPath('secrets/prod.txt', policy)).toMatchObject({ ok: false, code: 'path_denied' });
+    expect(checkPlanPath('app/data/users.SQLITE', policy)).toMatchObject({ ok: false, code: 'path_denied' });
+    expect(checkPlanPath('notes/private-2024.md', policy)).toMatchObject({ ok: false, code: 'path_denied' });
+    expect(checkPlanPath('notes/public.md', policy)).toEqual({ ok: true, path: 'notes/public.md' });
+    expect(isDeniedPath('x/secrets/y', policy)).toBe('secrets');
+    // The defaults still hold, and the default policy is untouched.
+    expect(checkPlanPath('.env', policy)).toMatchObject({ ok: false, code: 'path_denied' });
+    expect(checkPlanPath('secrets/prod.txt')).toEqual({ ok: true, path: 'secrets/prod.txt' });
+    expect(policy.added).toEqual(['secrets', 'data/*.sqlite', 'notes/private-*.md']);
+    expect(describeReadPolicy(policy, true).denyRules.filter((r) => r.source === 'added')).toEqual([
+      { pattern: 'secrets', reason: expect.stringContaining('PLANSCOPE_DENY_ADD'), source: 'added' },
+      { pattern: 'data/*.sqlite', reason: expect.stringContaining('PLANSCOPE_DENY_ADD'), source: 'added' },
+      { pattern: 'notes/private-*.md', reason: expect.stringContaining('PLANSCOPE_DENY_ADD'), source: 'added' },
+    ]);
+  });
+
+  it('removes a default by its exact pattern only', () => {
+    const policy = build({ remove: ['.envrc', '*.tfvars'] });
+    expect(checkPlanPath('.envrc', policy)).toEqual({ ok: true, path: '.envrc' });
+    expect(checkPlanPath('infra/prod.tfvars', policy)).toEqual({ ok: true, path: 'infra/prod.tfvars' });
+    expect(checkPlanPath('infra/prod.tfvars.json', policy)).toMatchObject({ code: 'path_denied' });
+    expect(policy.removed).toEqual(['.envrc', '*.tfvars']);
+    expect(describeReadPolicy(policy, false)).toMatchObject({ removedDefaults: ['.envrc', '*.tfvars'], secretScan: false });
+    expect(describeReadPolicy(policy, false).denyRules.map((r) => r.pattern)).not.toContain('.envrc');
+  });
+
+  it.each([
+    [{ remove: ['.ENVRC'] }, 'remove', 'did you mean ".envrc"?'],
+    [{ remove: ['nothing-like-it'] }, 'remove', 'is not a default deny rule'],
+    [{ remove: ['secrets'], add: ['secrets'] }, 'remove', 'is not a default deny rule'],
+    [{ remove: ['.envrc'], add: ['.envrc'] }, 'add', 'both added and removed'],
+    [{ add: ['/etc/shadow'] }, 'add', 'must be relative'],
+    [{ add: ['~/.ssh'] }, 'add', 'must be relative'],
+    [{ add: ['**/secret.txt'] }, 'add', '"**"'],
+    [{ add: ['a//b'] }, 'add', 'empty segment'],
+    [{ add: ['a/'] }, 'add', 'empty segment'],
+    [{ add: ['../x'] }, 'add', '".." segment'],
+    [{ add: ['a\\b'] }, 'add', 'contains'],
+    [{ add: ['c:x'] }, 'add', 'contains'],
+    [{ add: ['[ab].txt'] }, 'add', 'only * and ?'],
+    [{ add: ['{a,b}'] }, 'add', 'only * and ?'],
+    [{ add: ['x\u0000'] }, 'add', 'control'],
+    [{ add: ['...'] }, 'add', 'names no file'],
+    [{ add: ['x'.repeat(201)] }, 'add', 'longer than'],
+  ])('refuses %j (%s: %s)', (changes, list, message) => {
+    expect(buildPathPolicy(changes)).toEqual({ ok: false, list, message: expect.stringContaining(message) });
+  });
+
+  it('treats an addition already in force as a no-op, so an upgrade that adds it by default breaks nothing', () => {
+    const policy = build({ add: ['.pgpass', '.PGPASS', ' .pgpass '] });
+    expect(policy.added).toEqual([]);
+    expect(policy.rules).toHaveLength(DENY_RULES.length);
+  });
+
+  it('compiles every default pattern, and ? as one character', () => {
+    for (const r of DENY_RULES) expect(compileDenyPattern(r.name)).toMatchObject({ ok: true });
+    const policy = build({ add: ['log?.txt'] });
+    expect(checkPlanPath('log1.txt', policy)).toMatchObject({ code: 'path_denied' });
+    expect(checkPlanPath('log12.txt', policy)).toEqual({ ok: true, path: 'log12.txt' });
+    expect(checkPlanPath('log.txt', policy)).toEqual({ ok: true, path: 'log.txt' });
+  });
+
+  it('normalises without any deny rule for paths that were already read (citations)', () => {
+    expect(checkPlanPath('./.env.local', SHAPE_ONLY_POLICY)).toEqual({ ok: true, path: '.env.local' });
+    expect(checkPlanPath('../x', SHAPE_ONLY_POLICY)).toMatchObject({ ok: false, code: 'path_outside_workspace' });
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RejectionCode } from '../../lib/codes';
 import { checkGlob } from '../../lib/glob-policy';
+import { buildPathPolicy } from '../../lib/policy';
 import { checkToolArgs, MAX_ARG_DEPTH, MAX_ARG_VALUES, roleOfKey, type ArgRole } from '../../lib/tool-args';
 
 const TOOL = { directories: true };
@@ -230,7 +231,16 @@ describe('checkGlob: patterns a server expands itself', () => {
     ['src/**/*.test.ts', 'accepted'],
     ['**/*.ts', 'accepted'],
     ['src*', 'accepted'],
-    ['*rc', 'accepted'],
+    ['*.txt', 'accepted'],
+    // `terraform.rc` is denied: `*rc` would match it.
+    ['*rc', 'path_denied'],
+    ['.docker/*.json', 'path_denied'],
+    ['.config/*/hosts.yml', 'path_denied'],
+    ['.config/**/hosts.yml', 'path_denied'],
+    ['.cargo/credential?', 'path_denied'],
+    ['**/.kube/conf*', 'path_denied'],
+    ['.docker/*.md', 'accepted'],
+    ['src/*/hosts.yml', 'accepted'],
     ['???', 'accepted'],
     ['report-[0-9].txt', 'accepted'],
     // Aimed at a denied name.
@@ -274,5 +284,29 @@ describe('checkGlob: patterns a server expands itself', () => {
   ])('%s', (pattern, expected) => {
     const verdict = checkGlob(pattern);
     expect(verdict.ok ? 'accepted' : verdict.code).toBe(expected);
+  });
+});
+
+describe('the run’s configured deny-list reaches tool arguments and patterns', () => {
+  const built = buildPathPolicy({ add: ['*.secret', 'vault/tokens.txt'], remove: ['.gitconfig'] });
+  if (!built.ok) throw new Error(built.message);
+  const policy = built.policy;
+  const check = (args: Record<string, unknown>) => checkToolArgs(args, {}, { directories: false, policy }).rejections.map((r) => r.code);
+
+  it.each([
+    ['an added pattern, by path', { filePath: 'keys/prod.secret' }, ['path_denied']],
+    ['an added two-segment pattern, nested', { target: { path: 'deploy/vault/tokens.txt' } }, ['path_denied']],
+    ['an added pattern, in free text', { note: 'see keys/prod.secret for details' }, ['path_denied']],
+    ['an added pattern, aimed at by a glob', { pattern: 'keys/*.secret' }, ['path_denied']],
+    ['a removed default, by path', { filePath: 'home/.gitconfig' }, []],
+    ['a default still in force', { filePath: '.env' }, ['path_denied']],
+  ])('%s', (_name, args, codes) => {
+    expect(check(args)).toEqual(codes);
+  });
+
+  it('without the run’s policy, the defaults apply', () => {
+    expect(checkToolArgs({ filePath: 'keys/prod.secret' }, {}, { directories: false }).rejections).toEqual([]);
+    expect(checkGlob('keys/*.secret').ok).toBe(true);
+    expect(checkGlob('keys/*.secret', policy).ok).toBe(false);
   });
 });

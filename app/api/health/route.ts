@@ -1,4 +1,5 @@
 import type { Health } from '@/lib/api';
+import { describeReadPolicy } from '@/lib/policy';
 import { OFFLINE_MODEL } from '@/server/config';
 import { handle } from '@/server/http/respond';
 import { checkOllama } from '@/server/llm/health';
@@ -19,6 +20,7 @@ export function GET(): Promise<Response> {
       offlineModel: OFFLINE_MODEL,
       workspace: config.workspace,
       maxRounds: config.limits.maxRounds,
+      readPolicy: describeReadPolicy(config.pathPolicy, config.secretScan),
     };
     return Response.json(body);
   });
