@@ -1,10 +1,11 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { ISpan } from '@opentelemetry/otlp-transformer/build/src/trace/internal-types';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventOf, RunEvent } from '../../lib/events';
 import { parseTraceparent, spanIdFor, spanKey } from '../../server/telemetry/trace-context';
-import { answer, CANARY, plan, startHarness, type Harness } from '../support/harness';
+import { answer, APP_ROOT, CANARY, plan, startHarness, type Harness } from '../support/harness';
 import { attributesOf, startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
 
 const TASK = 'How is the model endpoint configured?';
@@ -219,6 +220,36 @@ describe('runs as OpenTelemetry traces (OTLP/HTTP, GenAI semantic conventions)',
     // Masked wherever it appears, and the denied file's content never existed to export.
     expect(exported).not.toContain(MIRROR_SECRET);
     expect(exported).not.toContain(CANARY);
+  });
+
+  it('passes the trace to MCP servers in _meta: a general plan\'s tool call carries its execute_tool span', async () => {
+    const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-config-'));
+    const configFile = path.join(configDir, 'planscope.config.json');
+    const glossary = path.join(APP_ROOT, 'test/support/glossary-mcp-server.ts');
+    fs.writeFileSync(
+      configFile,
+      JSON.stringify({ mcpServers: { glossary: { command: process.execPath, args: ['--import', 'tsx', glossary], cwd: APP_ROOT, env: { GLOSSARY_ECHO_TRACE: '1' } } } }),
+    );
+    try {
+      const { h, receiver } = await tracedHarness({ PLANSCOPE_CONFIG: configFile });
+      await h.runtime.toolServers;
+      const define = { id: 1, kind: 'tool', tool: 'glossary.define', args: { term: 'plan' }, purpose: 'Define plan', dependsOn: [] };
+      h.fake.setScript({
+        planner: [{ content: JSON.stringify({ goal: 'Define plan', steps: [define] }) }],
+        synthesizer: [{ content: answer([{ text: 'A plan lists steps.' }]) }],
+      });
+      const { id, events, view } = await h.run(TASK, { profile: 'general' });
+      expect(view.status).toBe('completed');
+      const observed = h.runtime.store.getArtifact(id, view.observations['glossary.define term=plan']!.artifact)!.content;
+      await h.runtime.close();
+
+      const { traceId } = parseTraceparent(createdOf(events).traceparent)!;
+      const tool = one(receiver.spans(), (s) => s.name === 'execute_tool glossary.define');
+      expect(attributesOf(tool)).toMatchObject({ 'gen_ai.tool.name': 'glossary.define', 'mcp.method.name': 'tools/call' });
+      expect(observed).toContain(`traceparent: 00-${traceId}-${tool.spanId}-01`);
+    } finally {
+      fs.rmSync(configDir, { recursive: true, force: true });
+    }
   });
 
   it('speaks http/protobuf by default', async () => {
