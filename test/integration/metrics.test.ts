@@ -1,15 +1,10 @@
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runEventStream } from '../../server/http/run-stream';
-import { answer, plan, startHarness, type Harness } from '../support/harness';
+import { endpointAnswer, ENDPOINT_TASK, plan, startHarness, type Harness } from '../support/harness';
 
-const TASK = 'How is the model endpoint configured?';
-const GOOD_ANSWER = answer([
-  {
-    text: 'The endpoint comes from OLLAMA_HOST with a default of http://127.0.0.1:11434.',
-    citations: [{ path: 'src/config.ts', startLine: 18, endLine: 18, quote: "DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434'" }],
-  },
-]);
+const TASK = ENDPOINT_TASK;
+const GOOD_ANSWER = endpointAnswer();
 
 let h: Harness | undefined;
 afterEach(async () => {

@@ -5,16 +5,11 @@ import type { ISpan } from '@opentelemetry/otlp-transformer/build/src/trace/inte
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventOf, RunEvent } from '../../lib/events';
 import { parseTraceparent, spanIdFor, spanKey } from '../../server/telemetry/trace-context';
-import { answer, APP_ROOT, CANARY, plan, startHarness, type Harness } from '../support/harness';
+import { answer, APP_ROOT, CANARY, endpointAnswer, ENDPOINT_TASK, plan, startHarness, type Harness } from '../support/harness';
 import { attributesOf, startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
 
-const TASK = 'How is the model endpoint configured?';
-const GOOD_ANSWER = answer([
-  {
-    text: 'The endpoint comes from OLLAMA_HOST with a default of http://127.0.0.1:11434.',
-    citations: [{ path: 'src/config.ts', startLine: 18, endLine: 18, quote: "DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434'" }],
-  },
-]);
+const TASK = ENDPOINT_TASK;
+const GOOD_ANSWER = endpointAnswer();
 /** Round 1 is rejected (a denied path), round 2 has a failing step, round 3 reuses round 2's read. */
 const REPLANNED = {
   planner: [
