@@ -100,11 +100,6 @@ export class RunSpans {
     private readonly options: RunSpansOptions,
   ) {}
 
-  /** Runs whose spans are still being built (their `run_finished` has not arrived). */
-  get openRuns(): number {
-    return this.runs.size;
-  }
-
   handle(runId: string, event: RunEvent): void {
     if (event.type === 'run_created') {
       this.open(runId, event);

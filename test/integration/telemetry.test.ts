@@ -247,6 +247,34 @@ describe('runs as OpenTelemetry traces (OTLP/HTTP, GenAI semantic conventions)',
     }
   });
 
+  it('sets span status with the codes when a run is cancelled during a model call', async () => {
+    const { h, receiver } = await tracedHarness();
+    h.fake.setScript({ planner: [{ hang: true }] });
+    const { id } = h.runtime.registry.start({ task: TASK });
+    await new Promise<void>((resolve) => {
+      const unsubscribe = h.runtime.bus.subscribe(id, (e) => {
+        if (e.type === 'llm_call_started') {
+          unsubscribe();
+          resolve();
+        }
+      });
+    });
+    h.runtime.registry.cancel(id);
+    await h.runtime.registry.waitFor(id);
+    await h.runtime.close();
+
+    const spans = receiver.spans();
+    const run = one(spans, (s) => s.name === 'invoke_agent planscope');
+    expect(run.status.code).toBe(2);
+    expect(run.status.message).toMatch(/^cancelled: /);
+    expect(attributesOf(run)).toMatchObject({ 'error.type': 'cancelled', 'planscope.status': 'cancelled' });
+    const call = one(spans, (s) => s.name === 'chat qwen3:8b');
+    expect(call.status.code).toBe(2);
+    expect(attributesOf(call)['error.type']).toBe('cancelled');
+    const round = one(spans, (s) => s.name === 'planscope.round');
+    expect(call.parentSpanId).toBe(round.spanId);
+  });
+
   it('speaks http/protobuf by default', async () => {
     const { h, receiver } = await tracedHarness({ OTEL_EXPORTER_OTLP_PROTOCOL: '' });
     await h.run(TASK);
