@@ -59,6 +59,7 @@ const MEASUREMENTS = [
   { name: 'overhead', file: 'm-overhead.ts', what: '1. overhead ratio, 200 ms model', timeoutS: 180 },
   { name: 'parallel', file: 'm-parallel.ts', what: '3. parallel steps', timeoutS: 180 },
   { name: 'tokens', file: 'm-tokens.ts', what: '8. token economy', timeoutS: 120 },
+  { name: 'tracing', file: 'm-tracing.ts', what: '9. tracing on vs off (OTLP export)', timeoutS: 240 },
   { name: 'peer', file: 'm-peer.ts', what: '4. LangGraph.js peer', timeoutS: 300 },
   { name: 'cold', file: 'm-cold.ts', what: '7. cold start', timeoutS: 240 },
   { name: 'web', file: 'm-web.ts', what: '6. dashboard at scale, 5. streaming latency', timeoutS: 360 },

@@ -114,6 +114,11 @@ export const RunEvent = z.discriminatedUnion('type', [
     strategy: Strategy.default('plan-execute'),
     profile: PlanProfile.default('file'),
     limits: RunLimits,
+    /**
+     * W3C traceparent of the run's `invoke_agent` span, when traces are
+     * exported: whichever process runs or reads the run continues this trace.
+     */
+    traceparent: z.string().optional(),
   }),
   event('run_started', {}),
   event('llm_call_started', {

@@ -37,6 +37,18 @@ export function maskHost(url: string): string {
   return prefix + maskSecretParams(masked);
 }
 
+/** A URL inside free text: scheme, `://`, and everything up to whitespace or a quote. */
+const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
+
+/**
+ * Free text (an error message, a file, a prompt) with every URL in it
+ * masked as `maskHost` masks one: credentials in a URL are the secret most
+ * often pasted into text that then travels further than its author meant.
+ */
+export function maskUrlsInText(text: string): string {
+  return text.replace(URL_IN_TEXT, (url) => maskHost(url));
+}
+
 /**
  * Index of the `@` that ends the user-info, or -1. As in the WHATWG URL
  * parser, the authority ends at the first `/ ? # \` and the user-info at its

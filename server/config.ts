@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { buildPathPolicy, type PathPolicy } from '../lib/policy';
 import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './mcp/servers-config';
+import { OtelEnv, telemetrySettings, TelemetrySettingsError, type TelemetrySettings } from './telemetry/settings';
 
 /**
  * Configuration is read here, once, from the environment, and validated with
@@ -45,6 +46,10 @@ const Env = z.object({
   PLANSCOPE_SECRET_SCAN: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /** The JSON config file (extra MCP servers); default `<appRoot>/planscope.config.json`. */
   PLANSCOPE_CONFIG: z.string().trim().min(1).optional(),
+  /** The trace UI's address for one trace, `{traceId}` standing for the id: the run page links to it. */
+  PLANSCOPE_TRACE_URL: z.string().trim().min(1).optional(),
+  /** The standard OpenTelemetry variables planscope acts on (see server/telemetry/settings.ts). */
+  ...OtelEnv.shape,
 });
 
 export interface Config {
@@ -95,6 +100,8 @@ export interface Config {
     callTimeoutMs: number;
     maxResultChars: number;
   };
+  /** OpenTelemetry export (null parts: not configured, and the SDK is never loaded) and the trace link. */
+  telemetry: TelemetrySettings;
 }
 
 export class ConfigError extends Error {
@@ -124,6 +131,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     servers = readServersFile(configFile, { required: e.PLANSCOPE_CONFIG !== undefined });
   } catch (error) {
     if (error instanceof ServersConfigError) throw new ConfigError(`Invalid configuration: ${error.message}`);
+    throw error;
+  }
+  let telemetry: TelemetrySettings;
+  try {
+    telemetry = telemetrySettings(e);
+  } catch (error) {
+    if (error instanceof TelemetrySettingsError) throw new ConfigError(`Invalid configuration: ${error.message}`);
     throw error;
   }
   return {
@@ -167,6 +181,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       callTimeoutMs: e.PLANSCOPE_CALL_TIMEOUT_MS,
       maxResultChars: e.PLANSCOPE_MAX_EVIDENCE_CHARS,
     },
+    telemetry,
   };
 }
 

@@ -10,6 +10,7 @@ import { RunBus } from './runs/bus';
 import { RunRegistry } from './runs/registry';
 import { openDatabase } from './store/db';
 import { RunStore } from './store/run-store';
+import { startTelemetry, type Telemetry } from './telemetry';
 
 export interface Runtime {
   config: Config;
@@ -19,6 +20,8 @@ export interface Runtime {
   bridges: BridgePool;
   registry: RunRegistry;
   evals: EvalStore;
+  /** Runs as metrics, and as OpenTelemetry traces and metrics when an OTLP endpoint is configured. */
+  telemetry: Telemetry;
   /**
    * The extra MCP servers of the config file, connecting from the moment the
    * runtime is created. Never rejects: a server that cannot start is listed
@@ -35,6 +38,7 @@ export function createRuntime(config: Config): Runtime {
   const db = openDatabase(config.dataDir);
   const store = new RunStore(db);
   const bus = new RunBus();
+  const telemetry = startTelemetry(config, bus, store);
   const bridges = new BridgePool(config);
   const stopping = new AbortController();
   // Every open SSE stream listens for it; Node's default cap of 10 listeners is a warning, not a limit we want.
@@ -53,12 +57,15 @@ export function createRuntime(config: Config): Runtime {
     bridges,
     registry,
     evals: new EvalStore(db),
+    telemetry,
     toolServers,
     stopping: stopping.signal,
     close() {
       closed ??= (async () => {
         // Runs first: their final events still reach the streams watching them.
         await registry.shutdown();
+        // Their spans are complete once they have ended: export them while the store is still open.
+        await telemetry.close();
         stopping.abort();
         await Promise.all([bridges.closeAll(), toolServers.then((servers) => servers.close())]);
         db.close();

@@ -16,7 +16,18 @@ import { ConnectionIndicator } from './connection-indicator';
 import type { ConnectionState } from './use-run-events';
 
 /** The run at a glance: how it ended (or how far it is), on what, at what cost; cancel and export. */
-export function OutcomeHeader({ runId, view, connection }: { runId: string; view: RunView; connection: ConnectionState }) {
+export function OutcomeHeader({
+  runId,
+  view,
+  connection,
+  traceUrl = null,
+}: {
+  runId: string;
+  view: RunView;
+  connection: ConnectionState;
+  /** The run's trace in the team's trace UI (PLANSCOPE_TRACE_URL), when there is one. */
+  traceUrl?: string | null;
+}) {
   const live = !isTerminal(view.status);
   const now = useNow(live);
   const duration = runDurationMs(view, now ?? undefined);
@@ -56,6 +67,11 @@ export function OutcomeHeader({ runId, view, connection }: { runId: string; view
             >
               {cancel.isPending ? 'Cancelling…' : cancel.isSuccess ? 'Cancel requested' : 'Cancel run'}
             </button>
+          )}
+          {traceUrl && (
+            <a href={traceUrl} target="_blank" rel="noopener noreferrer" className="btn" data-testid="trace-link" title="This run as an OpenTelemetry trace">
+              View trace
+            </a>
           )}
           <Link
             href={`/compare?a=${encodeURIComponent(runId)}`}

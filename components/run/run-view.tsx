@@ -23,7 +23,17 @@ import { useRunEvents } from './use-run-events';
  * The panels are memoised and the fold shares what an event did not change,
  * so an event re-renders only the panels that show what it changed.
  */
-export function RunView({ runId, initialEvents, head }: { runId: string; initialEvents: RunEvent[]; head: TextHead | null }) {
+export function RunView({
+  runId,
+  initialEvents,
+  head,
+  traceUrl = null,
+}: {
+  runId: string;
+  initialEvents: RunEvent[];
+  head: TextHead | null;
+  traceUrl?: string | null;
+}) {
   const { view, connection, streamError } = useRunEvents(runId, initialEvents);
   const [selection, setSelection] = useState<ObservationSelection | null>(null);
   const [openCall, setOpenCall] = useState<string | null>(null);
@@ -49,7 +59,7 @@ export function RunView({ runId, initialEvents, head }: { runId: string; initial
 
   return (
     <div className="space-y-3">
-      <OutcomeHeader runId={runId} view={view} connection={connection} />
+      <OutcomeHeader runId={runId} view={view} connection={connection} traceUrl={traceUrl} />
       {streamError && (
         <p role="status" className="rounded border border-amber-300 bg-amber-50 px-3 py-1.5 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
           {streamError}

@@ -25,7 +25,7 @@ test.describe('a server with PLANSCOPE_TOKEN', () => {
     await server?.cleanup();
   });
 
-  const endpoints = ['/api/runs', '/api/runs/nope', '/api/runs/nope/events', '/api/runs/nope/artifacts/x.txt', '/api/health'];
+  const endpoints = ['/api/runs', '/api/runs/nope', '/api/runs/nope/events', '/api/runs/nope/artifacts/x.txt', '/api/health', '/api/metrics'];
 
   test('refuses every API call without the token, or with a wrong one, as 401 JSON', async () => {
     for (const pathname of endpoints) {

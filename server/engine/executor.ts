@@ -1,5 +1,6 @@
 import type { ObservationMeta, ProposedStep, ReplanReason } from '../../lib/events';
 import type { FileRead } from '../mcp/types';
+import { inSpan, spanKey } from '../telemetry/trace-context';
 import { RunStop, stopIfAborted, type RunContext } from './context';
 import { runDag } from './dag';
 import type { EarlyCall, ReadAhead } from './read-ahead';
@@ -54,7 +55,8 @@ export async function executeSteps(
     ctx.limits.stepConcurrency,
     async (index) => {
       const path = steps[index]!.path;
-      const failure = await readStep(ctx, round, index, path, completed, budget, readAhead?.claim(path));
+      const early = readAhead?.claim(path);
+      const failure = await inSpan(spanKey.step(round, index), () => readStep(ctx, round, index, path, completed, budget, early));
       if (failure) failures.push(failure);
       return failure === null;
     },

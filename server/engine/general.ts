@@ -18,6 +18,7 @@ import { stopIfAborted, type RunContext } from './context';
 import { runDag } from './dag';
 import { observation, readStep, type Completed, type ToolBudget } from './executor';
 import { callModel } from './llm-call';
+import { inSpan, spanKey } from '../telemetry/trace-context';
 import type { PlanOutcome } from './planner';
 import { generalPlannerMessages, reasoningMessages, type RoundLesson } from './prompts';
 import { workspaceTools } from './tools';
@@ -100,10 +101,11 @@ export async function executeGeneralSteps(
     ctx.limits.stepConcurrency,
     async (index) => {
       const step = steps[index]!;
-      const failure =
+      const failure = await inSpan(spanKey.step(round, index), () =>
         step.kind === 'reason'
-          ? await reasonStep(ctx, round, index, goal, step, depsOf(index).map((d) => steps[d]!), memory, done)
-          : await toolStep(ctx, round, index, step, memory, budget);
+          ? reasonStep(ctx, round, index, goal, step, depsOf(index).map((d) => steps[d]!), memory, done)
+          : toolStep(ctx, round, index, step, memory, budget),
+      );
       if (failure) failures.push(failure);
       else done.push(summaryLine(step, memory));
       return failure === null;

@@ -1,4 +1,5 @@
 import { ModelCallError, type ModelReply, type ModelRequest } from '../llm/types';
+import { inSpan, spanKey } from '../telemetry/trace-context';
 import type { RunContext } from './context';
 
 export type CallRequest = Pick<ModelRequest, 'label' | 'messages' | 'format' | 'input' | 'onContent'> & { round: number | null };
@@ -43,7 +44,8 @@ export async function callModel(ctx: RunContext, request: CallRequest): Promise<
     });
 
   try {
-    const reply = await model.complete({ ...request, signal: ctx.signal, timeoutMs: ctx.limits.callTimeoutMs });
+    // The model's HTTP request carries this call's span as its parent.
+    const reply = await inSpan(spanKey.call(call), () => model.complete({ ...request, signal: ctx.signal, timeoutMs: ctx.limits.callTimeoutMs }));
     finish(reply, null);
     return { call, reply };
   } catch (thrown) {

@@ -59,7 +59,12 @@ export function runEventStream(runtime: Runtime, runId: string, afterSeq: number
 
       const poll = setInterval(catchUp, POLL_MS);
       const heartbeat = setInterval(() => write(': keep-alive\n\n'), HEARTBEAT_MS);
-      cleanups.push(runtime.bus.subscribe(runId, send), () => clearInterval(poll), () => clearInterval(heartbeat));
+      cleanups.push(
+        runtime.bus.subscribe(runId, send),
+        () => clearInterval(poll),
+        () => clearInterval(heartbeat),
+        runtime.telemetry.metrics.sseClientOpened(),
+      );
       signal.addEventListener('abort', close, { once: true });
       // On shutdown the stream ends (after the runs' final events): an open stream would hold `next start` open.
       runtime.stopping.addEventListener('abort', close, { once: true });

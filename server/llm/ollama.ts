@@ -1,5 +1,6 @@
 import { Ollama, type ChatRequest, type ChatResponse } from 'ollama';
-import { maskHost } from '../../lib/mask';
+import { maskHost, maskUrlsInText } from '../../lib/mask';
+import { currentTraceparent } from '../telemetry/trace-context';
 import { ModelCallError, type Model, type ModelReply, type ModelRequest } from './types';
 
 export interface OllamaModelOptions {
@@ -136,6 +137,9 @@ export function openCallScope(timeoutMs: number, callerSignal?: AbortSignal): Ca
   return {
     fetch: (input, init) => {
       const { url, headers } = moveCredentialsToHeader(input, init?.headers);
+      // W3C Trace Context: a tracing proxy in front of Ollama joins the run's trace.
+      const traceparent = currentTraceparent();
+      if (traceparent) headers.set('traceparent', traceparent);
       return globalThis.fetch(url, {
         ...init,
         headers,
@@ -300,8 +304,7 @@ function describeCause(err: unknown): string {
 
 /** An error's text with any URL in it masked: fetch errors may quote the URL, credentials included. */
 export function errorText(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, (url) => maskHost(url));
+  return maskUrlsInText(err instanceof Error ? err.message : String(err));
 }
 
 function errorCode(err: unknown): string | undefined {

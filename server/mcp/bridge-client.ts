@@ -16,6 +16,7 @@ import {
 } from './bridge-protocol';
 import type { BridgeOutcome, FileRead, FileStat, WorkspaceBridge, WorkspaceFile } from './types';
 import { TextTail } from './text-tail';
+import { traceMeta } from '../telemetry/trace-context';
 
 export interface BridgeConnectOptions {
   /** The workspace directory the bridge exposes (resolved to an absolute path here). */
@@ -172,7 +173,8 @@ export class McpWorkspaceBridge implements WorkspaceBridge {
 
     let raw: unknown;
     try {
-      raw = await session.client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
+      // `_meta.traceparent`: a bridge that traces joins the run's trace.
+      raw = await session.client.callTool({ name: tool, arguments: args, ...traceMeta() }, CallToolResultSchema, {
         timeout: this.callTimeoutMs,
       });
     } catch (error) {

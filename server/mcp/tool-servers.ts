@@ -7,6 +7,7 @@ import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type To
 import type { McpServerStatus, McpTool } from '../../lib/api';
 import { isHttpServer, type ServerConfig } from './servers-config';
 import { TextTail } from './text-tail';
+import { traceMeta } from '../telemetry/trace-context';
 
 export type { HttpServerConfig, ServerConfig, StdioServerConfig } from './servers-config';
 
@@ -191,7 +192,8 @@ class ServerConnection {
     if (!tool.offered) return toolError(`${quote(qualified)} is not offered to plans: ${tool.notOfferedReason}`);
     let result: CallToolResult;
     try {
-      result = (await session.client.callTool({ name: toolName, arguments: args }, CallToolResultSchema, {
+      // `_meta.traceparent`: a server that traces joins the run's trace.
+      result = (await session.client.callTool({ name: toolName, arguments: args, ...traceMeta() }, CallToolResultSchema, {
         timeout: this.options.callTimeoutMs,
         maxTotalTimeout: this.options.callTimeoutMs,
         ...(signal ? { signal } : {}),

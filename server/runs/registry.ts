@@ -7,6 +7,7 @@ import type { Config } from '../config';
 import { runAgent } from '../engine/run-loop';
 import { NO_EXTERNAL_TOOLS, type ExternalTools } from '../engine/tools';
 import { resolveModel } from '../llm/resolve';
+import { inRunTrace, newRunTraceparent } from '../telemetry/trace-context';
 import { ownerAlive } from '../store/owner';
 import type { RunStore } from '../store/run-store';
 import type { BridgePool } from './bridge-pool';
@@ -54,6 +55,7 @@ export class RunRegistry {
     const strategy = request.strategy ?? 'plan-execute';
     const profile = request.profile ?? 'file';
     const id = newRunId();
+    const traceparent = this.config.telemetry.traces ? newRunTraceparent() : undefined;
     this.store.createRun({
       id,
       createdAt: Date.now(),
@@ -76,6 +78,7 @@ export class RunRegistry {
       strategy,
       profile,
       limits,
+      ...(traceparent !== undefined && { traceparent }),
     });
 
     let settle!: (view: RunView) => void;
@@ -86,7 +89,8 @@ export class RunRegistry {
       done,
       settle,
       start: () => {
-        void this.execute(id, live, recorder, model, workspace, limits, strategy, profile);
+        // Every call the run makes (to Ollama, to MCP servers) carries its trace from here on.
+        void inRunTrace(traceparent, () => this.execute(id, live, recorder, model, workspace, limits, strategy, profile));
       },
     };
     this.live.set(id, live);

@@ -7,8 +7,10 @@
  * Tools: `define {term}` (unknown term: an isError result "unknown term …")
  * and `count_words {text}`. GLOSSARY_LANG selects the language; only "en"
  * exists, anything else makes it exit at once with the reason on stderr.
- * GLOSSARY_DELAY_MS delays every reply (for timeout tests). stdout carries
- * the protocol and nothing else.
+ * GLOSSARY_DELAY_MS delays every reply (for timeout tests).
+ * GLOSSARY_ECHO_TRACE=1 ends each definition with the W3C traceparent the
+ * request carried in `_meta` (a tool server that traces would continue it).
+ * stdout carries the protocol and nothing else.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +32,7 @@ export const GLOSSARY: Readonly<Record<string, string>> = {
 
 export const GLOSSARY_SERVER_NAME = 'planscope-glossary';
 
-export function createGlossaryServer(options: { delayMs?: number } = {}): McpServer {
+export function createGlossaryServer(options: { delayMs?: number; echoTrace?: boolean } = {}): McpServer {
   const pause = () => new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 0));
   const server = new McpServer({ name: GLOSSARY_SERVER_NAME, version: '0.1.0' });
 
@@ -42,14 +44,15 @@ export function createGlossaryServer(options: { delayMs?: number } = {}): McpSer
       inputSchema: z.object({ term: z.string().min(1).max(200).describe('The term to define, e.g. "plan" or "num_ctx"') }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ term }) => {
+    async ({ term }, extra) => {
       await pause();
       const key = term.trim().toLowerCase();
       const definition = GLOSSARY[key];
       if (definition === undefined) {
         return { isError: true, content: [{ type: 'text', text: `unknown term: ${term}` }] };
       }
-      return { content: [{ type: 'text', text: `${key}: ${definition}` }] };
+      const trace = options.echoTrace ? `\ntraceparent: ${String(extra._meta?.traceparent ?? 'none')}` : '';
+      return { content: [{ type: 'text', text: `${key}: ${definition}${trace}` }] };
     },
   );
 
@@ -81,7 +84,10 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const delayMs = Number(process.env.GLOSSARY_DELAY_MS ?? '0');
-  const server = createGlossaryServer({ delayMs: Number.isFinite(delayMs) && delayMs > 0 ? delayMs : 0 });
+  const server = createGlossaryServer({
+    delayMs: Number.isFinite(delayMs) && delayMs > 0 ? delayMs : 0,
+    echoTrace: process.env.GLOSSARY_ECHO_TRACE === '1',
+  });
   await server.connect(new StdioServerTransport());
   process.stderr.write('glossary: ready on stdio\n');
 }

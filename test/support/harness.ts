@@ -91,6 +91,16 @@ export async function startHarness(script: FakeScript = {}, env: Record<string, 
   };
 }
 
+/** A task the sample workspace answers, and an answer to it whose one citation the Checker finds valid. */
+export const ENDPOINT_TASK = 'How is the model endpoint configured?';
+export const endpointAnswer = () =>
+  answer([
+    {
+      text: 'The endpoint comes from OLLAMA_HOST with a default of http://127.0.0.1:11434.',
+      citations: [{ path: 'src/config.ts', startLine: 18, endLine: 18, quote: "DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434'" }],
+    },
+  ]);
+
 export const plan = (...paths: string[]) =>
   JSON.stringify({ steps: paths.map((p) => ({ purpose: `Read ${p}`, path: p })) });
 

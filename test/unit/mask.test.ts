@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskHost, maskSecret } from '../../lib/mask';
+import { maskHost, maskSecret, maskUrlsInText } from '../../lib/mask';
 
 describe('maskHost', () => {
   it('leaves a host without credentials exactly as given', () => {
@@ -69,5 +69,26 @@ describe('maskSecret', () => {
     expect(maskSecret('')).toBe('');
     expect(maskSecret('1234567')).toBe('****');
     expect(maskSecret('12345678')).toBe('****5678');
+  });
+});
+
+describe('maskUrlsInText', () => {
+  it('masks the credentials of every URL in free text and leaves the rest as it was', () => {
+    const text = [
+      "export const MIRROR = 'https://deploy:hunter2-mirror-password@ollama.example.com:11434';",
+      'See https://example.com/docs and postgres://app:s3cret-db-pass@db:5432/app?sslmode=require.',
+      'No URL here: user:password@host is not one.',
+    ].join('\n');
+    expect(maskUrlsInText(text)).toBe(
+      [
+        "export const MIRROR = 'https://****:****word@ollama.example.com:11434';",
+        'See https://example.com/docs and postgres://****:****pass@db:5432/app?sslmode=require.',
+        'No URL here: user:password@host is not one.',
+      ].join('\n'),
+    );
+  });
+
+  it('masks credential-like query parameters too', () => {
+    expect(maskUrlsInText('GET http://h/api?token=abcdefghijkl&x=1 failed')).toBe('GET http://h/api?token=****ijkl&x=1 failed');
   });
 });

@@ -6,6 +6,8 @@ import { HEAD_MAX_BYTES, headOfText, type TextHead } from '@/components/run/text
 import type { RunEvent } from '@/lib/events';
 import { foldRun } from '@/lib/run-state';
 import { getRuntime } from '@/server/runtime';
+import { traceLink } from '@/server/telemetry/settings';
+import { parseTraceparent } from '@/server/telemetry/trace-context';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -27,10 +29,12 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
  */
 export default async function RunPage({ params }: Params) {
   const { id } = await params;
-  const { store } = getRuntime();
+  const { store, config } = getRuntime();
   if (!store.getRun(id)) notFound();
   const events = store.events(id, 0);
-  return <RunView key={id} runId={id} initialEvents={events} head={openingText(id, events)} />;
+  const created = events.find((e) => e.type === 'run_created');
+  const traceUrl = traceLink(config.telemetry.traceUrl, parseTraceparent(created?.traceparent)?.traceId ?? null);
+  return <RunView key={id} runId={id} initialEvents={events} head={openingText(id, events)} traceUrl={traceUrl} />;
 }
 
 /**

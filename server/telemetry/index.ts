@@ -1,0 +1,99 @@
+import type { RunEvent } from '../../lib/events';
+import type { Config } from '../config';
+import type { RunBus } from '../runs/bus';
+import type { RunStore } from '../store/run-store';
+import type { OtelExport } from './otel-sdk';
+import { RunMetrics } from './run-metrics';
+import type { RunSpans } from './run-spans';
+
+/**
+ * Runs as metrics (always, for `GET /api/metrics`) and, when an OTLP
+ * endpoint is configured, as OpenTelemetry traces and metrics. Both follow
+ * every run's events on the bus; the engine knows nothing of them.
+ *
+ * The OpenTelemetry SDK is loaded by a dynamic import, and only when an
+ * endpoint is configured: the CLI and the dashboard start as fast without
+ * it as they did before it existed. Events published while it loads are
+ * kept and handed to it once it is there.
+ */
+export interface Telemetry {
+  metrics: RunMetrics;
+  /** Settles once the SDK is loaded, or at once when none is configured. */
+  ready: Promise<void>;
+  /** Stops following runs and exports what is still buffered (bounded in time). */
+  close(): Promise<void>;
+}
+
+/** Events kept while the SDK loads; a run's trace missing its start is better than unbounded memory. */
+const MAX_PENDING_EVENTS = 50_000;
+/** A collector that does not answer must not hold a CLI run's exit or a server's shutdown. */
+const EXPORT_ON_CLOSE_MS = 5000;
+
+export function startTelemetry(config: Config, bus: RunBus, store: RunStore): Telemetry {
+  const settings = config.telemetry;
+  const metrics = new RunMetrics();
+  const exported = settings.traces !== null || settings.metrics !== null;
+  if (settings.metrics) metrics.expectMirror();
+
+  let spans: RunSpans | null = null;
+  let pending: [string, RunEvent][] | null = exported ? [] : null;
+  const unsubscribe = bus.subscribeAll((runId, event) => {
+    guarded('metrics', () => metrics.handle(runId, event));
+    if (spans) guarded('traces', () => spans?.handle(runId, event));
+    else if (pending && pending.length < MAX_PENDING_EVENTS) pending.push([runId, event]);
+  });
+
+  const otel: Promise<OtelExport | null> = exported
+    ? import('./otel-sdk')
+        .then(({ startOtel }) => {
+          const started = startOtel(settings, metrics, {
+            captureContent: settings.captureContent,
+            artifact: (runId, name) => store.getArtifact(runId, name)?.content ?? null,
+            modelOptions: { temperature: config.ollama.temperature, maxTokens: config.ollama.numPredict },
+          });
+          const caughtUp = started.spans;
+          for (const [runId, event] of pending ?? []) guarded('traces', () => caughtUp?.handle(runId, event));
+          spans = caughtUp;
+          pending = null;
+          return started;
+        })
+        .catch((error: unknown) => {
+          pending = null;
+          metrics.mirrorTo({ add: () => {}, record: () => {} });
+          process.stderr.write(`planscope: OpenTelemetry export is off: the SDK could not start: ${describe(error)}\n`);
+          return null;
+        })
+    : Promise.resolve(null);
+
+  return {
+    metrics,
+    ready: otel.then(() => undefined),
+    async close() {
+      unsubscribe();
+      const started = await otel;
+      if (!started) return;
+      await Promise.race([started.shutdown(), new Promise((resolve) => setTimeout(resolve, EXPORT_ON_CLOSE_MS).unref())]);
+    },
+  };
+}
+
+const reported = new Set<string>();
+
+/**
+ * Telemetry follows the run; it must never stop it. A listener that threw
+ * would throw out of the recorder's emit, into the engine. Said once per
+ * kind, not once per event.
+ */
+function guarded(what: string, fn: () => void): void {
+  try {
+    fn();
+  } catch (error) {
+    if (reported.has(what)) return;
+    reported.add(what);
+    process.stderr.write(`planscope: ${what} export failed and is skipping events: ${describe(error)}\n`);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
