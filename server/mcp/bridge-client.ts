@@ -5,6 +5,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { StepErrorCode } from '../../lib/codes';
+import type { WorkspaceIdentity } from '../../lib/events';
 import {
   BridgeToolName,
   ListFilesResult,
@@ -27,6 +28,10 @@ export interface BridgeConnectOptions {
   delayMs?: number;
   /** Per tool call; a call that takes longer fails as `tool_error`. */
   callTimeoutMs?: number;
+  /** The directory's identity when the run was posted; `workspace` must then be its real path (see bridge-main.ts). */
+  identity?: WorkspaceIdentity;
+  /** Serve regular files with more than one hard link. */
+  allowHardLinks?: boolean;
 }
 
 /** A failed list_files: the one bridge call whose contract has no outcome type to carry the failure. */
@@ -66,6 +71,8 @@ export function bridgeCommand(options: BridgeConnectOptions): { command: string;
     '--max-list-entries',
     String(options.maxListEntries),
     ...(options.delayMs ? ['--delay-ms', String(options.delayMs)] : []),
+    ...(options.identity ? ['--workspace-identity', `${options.identity.dev}:${options.identity.ino}`] : []),
+    ...(options.allowHardLinks ? ['--allow-hard-links'] : []),
   ];
   const workspace = path.resolve(options.workspace);
   const bundle = path.join(options.appRoot, 'dist', 'bridge.mjs');

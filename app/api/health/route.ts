@@ -11,7 +11,7 @@ const HEALTH_TIMEOUT_MS = 2000;
 
 export function GET(): Promise<Response> {
   return handle(async () => {
-    const { config } = getRuntime();
+    const { config, bridges } = getRuntime();
     const body: Health = {
       ok: true,
       ollama: await checkOllama(config.ollamaHost, HEALTH_TIMEOUT_MS),
@@ -19,6 +19,7 @@ export function GET(): Promise<Response> {
       offlineModel: OFFLINE_MODEL,
       workspace: config.workspace,
       maxRounds: config.limits.maxRounds,
+      bridges: bridges.stats(),
     };
     return Response.json(body);
   });
