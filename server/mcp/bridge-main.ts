@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   if (!workspace?.isDirectory()) usage(`workspace ${options.workspace} is not a directory`);
   const change = options.identity ? workspaceChange(options.workspace, options.identity) : null;
   if (change !== null) {
-    process.stderr.write(`[bridge] workspace_changed: the workspace is no longer the directory the run was started on (${change})\n`);
+    process.stderr.write(`[bridge] workspace_changed: the workspace is no longer the directory the run was posted with (${change})\n`);
     process.exit(1);
   }
 

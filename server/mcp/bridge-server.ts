@@ -155,7 +155,7 @@ function pinnedRoot(options: BridgeServerOptions): <T>(body: (root: WorkspaceRoo
   const confirm = (pin: { root: WorkspaceRoot; identity: WorkspaceIdentity }): BridgeOutcome<never> | null => {
     const change = workspaceChange(pin.root.real, pin.identity);
     if (change === null) return null;
-    return { ok: false, code: 'workspace_changed', message: `The workspace is no longer the directory this run was started on (${change}); nothing more is read from it.` };
+    return { ok: false, code: 'workspace_changed', message: `The workspace is no longer the directory this bridge was opened for (${change}); nothing more is read from it.` };
   };
   return async (body) => {
     if (!pinned) {

@@ -65,9 +65,7 @@ export class BridgePool {
       }
       if (!told) {
         told = true;
-        onWait(
-          `All ${this.config.bridges.max} workspace bridges (PLANSCOPE_MAX_BRIDGES) are in use by other runs; this run starts when one is free.`,
-        );
+        onWait(`Every workspace bridge slot (PLANSCOPE_MAX_BRIDGES=${this.config.bridges.max}) is in use by another run; this run starts when one is free.`);
       }
       await this.nextRelease(signal);
     }
