@@ -31,7 +31,7 @@ const runtimes = new Map<number, BenchRuntime>();
 for (const concurrency of [4, 2, 1]) {
   const bench = benchRuntime({ ollamaUrl: fake.url, workspace, env: { PLANSCOPE_STEP_CONCURRENCY: String(concurrency), PLANSCOPE_REVIEW: 'false' } });
   // The registry asks its pool for the workspace's bridge: hand it the delayed one.
-  bench.runtime.bridges.get = () => bridge;
+  bench.runtime.bridges.acquire = async () => ({ bridge: await bridge, release() {} });
   runtimes.set(concurrency, bench);
 }
 
@@ -99,7 +99,7 @@ try {
   }
 } finally {
   for (const bench of runtimes.values()) {
-    bench.runtime.bridges.get = () => Promise.reject(new Error('closed'));
+    bench.runtime.bridges.acquire = () => Promise.reject(new Error('closed'));
     await bench.close();
   }
   await (await bridge).close();

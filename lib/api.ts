@@ -45,6 +45,28 @@ export interface OllamaHealth {
   hint: string | null;
 }
 
+/** One workspace bridge process the pool holds. */
+export interface BridgeProcessHealth {
+  /** Null while it is still starting. */
+  pid: number | null;
+  /** Resident memory (VmRSS); null where the platform does not say. */
+  rssBytes: number | null;
+  /** Runs using it now; 0 when idle. */
+  runs: number;
+}
+
+/** The pool of workspace bridges: one child process per workspace in use, at most `max`. */
+export interface BridgesHealth {
+  count: number;
+  /** PLANSCOPE_MAX_BRIDGES. */
+  max: number;
+  /** PLANSCOPE_BRIDGE_IDLE_MS: how long an unused bridge is kept. */
+  idleMs: number;
+  /** Sum of the bridges' resident memory; null when any is unknown. */
+  memoryBytes: number | null;
+  bridges: BridgeProcessHealth[];
+}
+
 export interface Health {
   ok: true;
   ollama: OllamaHealth;
@@ -54,6 +76,7 @@ export interface Health {
   maxRounds: number;
   /** The deny-list in force (defaults and configured changes) and whether the content check is on. */
   readPolicy: ReadPolicyInfo;
+  bridges: BridgesHealth;
 }
 
 /** One tool of an MCP server. Descriptions are the server's own (untrusted) text. */

@@ -27,6 +27,10 @@ export const StepErrorCode = z.enum([
   'tool_error',
   'reasoning_failed',
   'dependency_failed',
+  /** A regular file with more than one hard link: another name may be outside the workspace or a denied file. */
+  'hard_link',
+  /** The workspace directory is no longer the one the run was posted with (swapped, moved or replaced). */
+  'workspace_changed',
 ]);
 export type StepErrorCode = z.infer<typeof StepErrorCode>;
 
@@ -42,9 +46,18 @@ export const RunErrorCode = z.enum([
   'interrupted',
   'tool_budget_exceeded',
   'bridge_unavailable',
+  /** The workspace directory was swapped, moved or replaced after the run was posted; nothing more was read. */
+  'workspace_changed',
   'internal',
 ]);
 export type RunErrorCode = z.infer<typeof RunErrorCode>;
+
+/** Why a run that has not started yet is waiting (besides its place in the queue of runs). */
+export const WaitReason = z.enum([
+  /** Every workspace bridge the pool may hold (PLANSCOPE_MAX_BRIDGES) is in use by another run. */
+  'bridge_pool_full',
+]);
+export type WaitReason = z.infer<typeof WaitReason>;
 
 /** Why a request to start or act on a run was refused before any run existed. */
 export const RequestErrorCode = z.enum([

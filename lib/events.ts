@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorInfo, RejectionCode, StepErrorCode } from './codes';
+import { ErrorInfo, RejectionCode, StepErrorCode, WaitReason } from './codes';
 import { ReviewVerdict } from './review';
 
 /**
@@ -25,6 +25,14 @@ export const RunLimits = z.object({
   synthesisRetries: z.int().min(0).default(0),
 });
 export type RunLimits = z.infer<typeof RunLimits>;
+
+/**
+ * Which directory a workspace path named when the run was posted: its device
+ * and inode, as decimal strings (a bigint stat; inode numbers can exceed 2^53).
+ * A directory swapped in at the same path has another identity.
+ */
+export const WorkspaceIdentity = z.object({ dev: z.string().regex(/^\d+$/), ino: z.string().regex(/^\d+$/) });
+export type WorkspaceIdentity = z.infer<typeof WorkspaceIdentity>;
 
 export const Rejection = z.object({
   /** Index of the offending step in the proposed plan; null when the plan as a whole is refused. */
@@ -111,6 +119,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     baseline: z.boolean(),
     host: z.string().nullable(),
     workspace: z.string(),
+    /** The workspace's identity when the run was posted; runs recorded before it existed have none. */
+    workspaceIdentity: WorkspaceIdentity.optional(),
     strategy: Strategy.default('plan-execute'),
     profile: PlanProfile.default('file'),
     limits: RunLimits,
@@ -120,6 +130,8 @@ export const RunEvent = z.discriminatedUnion('type', [
      */
     traceparent: z.string().optional(),
   }),
+  /** The run cannot start yet, and why; cleared when it starts or ends. */
+  event('run_waiting', { reason: WaitReason, message: z.string() }),
   event('run_started', {}),
   event('llm_call_started', {
     /** `planner#1`: label and the call's number within the run, as in the second write-up's log. */

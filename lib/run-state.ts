@@ -1,4 +1,4 @@
-import type { ErrorInfo } from './codes';
+import type { ErrorInfo, WaitReason } from './codes';
 import type { AnswerCheck } from './checker';
 import type {
   CallLabel,
@@ -97,6 +97,8 @@ export interface RunView {
   profile: PlanProfile;
   limits: RunLimits | null;
   status: RunStatus;
+  /** Why a queued run is not running yet; null once it starts or ends, or when it never waited. */
+  waiting: { reason: WaitReason; message: string; since: number } | null;
   createdAt: number | null;
   startedAt: number | null;
   finishedAt: number | null;
@@ -122,6 +124,7 @@ export const emptyRun: RunView = {
   profile: 'file',
   limits: null,
   status: 'queued',
+  waiting: null,
   createdAt: null,
   startedAt: null,
   finishedAt: null,
@@ -162,8 +165,10 @@ function reduce(s: RunView, e: RunEvent): RunView {
         status: 'queued',
         createdAt: e.at,
       };
+    case 'run_waiting':
+      return { ...s, waiting: { reason: e.reason, message: e.message, since: s.waiting?.since ?? e.at } };
     case 'run_started':
-      return { ...s, status: 'running', startedAt: e.at };
+      return { ...s, status: 'running', waiting: null, startedAt: e.at };
     case 'llm_call_started':
       return {
         ...s,
@@ -310,7 +315,7 @@ function reduce(s: RunView, e: RunEvent): RunView {
     case 'answer_reviewed':
       return { ...s, review: { call: e.call, reviews: e.reviews, error: e.error } };
     case 'run_finished':
-      return { ...s, status: e.status, error: e.error, finishedAt: e.at };
+      return { ...s, status: e.status, waiting: null, error: e.error, finishedAt: e.at };
   }
 }
 

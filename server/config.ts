@@ -44,6 +44,12 @@ const Env = z.object({
   PLANSCOPE_DENY_ADD: z.string().optional(),
   PLANSCOPE_DENY_REMOVE: z.string().optional(),
   PLANSCOPE_SECRET_SCAN: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  /** Workspace bridges (one child process each) kept at once; a run needing another waits for one to be free. */
+  PLANSCOPE_MAX_BRIDGES: int(1, 256, 8),
+  /** A bridge no run has used for this long is closed; 0 closes it as soon as its last run ends. */
+  PLANSCOPE_BRIDGE_IDLE_MS: int(0, 24 * 3600 * 1000, 5 * 60 * 1000),
+  /** Serve regular files with more than one hard link (refused by default: another name may be outside). */
+  PLANSCOPE_ALLOW_HARD_LINKS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   /** The JSON config file (extra MCP servers); default `<appRoot>/planscope.config.json`. */
   PLANSCOPE_CONFIG: z.string().trim().min(1).optional(),
   /** The trace UI's address for one trace, `{traceId}` standing for the id: the run page links to it. */
@@ -81,6 +87,15 @@ export interface Config {
     synthesisRetries: number;
   };
   maxListEntries: number;
+  /** The pool of workspace bridges (server/runs/bridge-pool.ts) and what every bridge may serve. */
+  bridges: {
+    /** Bridges kept at once, busy or idle. */
+    max: number;
+    /** How long a bridge no run uses is kept open. */
+    idleMs: number;
+    /** Whether a regular file with more than one hard link is served. */
+    allowHardLinks: boolean;
+  };
   maxConcurrentRuns: number;
   maxTaskChars: number;
   /** Whether the Reviewer pass follows the Checker. */
@@ -163,6 +178,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       synthesisRetries: e.PLANSCOPE_SYNTH_RETRIES,
     },
     maxListEntries: e.PLANSCOPE_MAX_LIST_ENTRIES,
+    bridges: { max: e.PLANSCOPE_MAX_BRIDGES, idleMs: e.PLANSCOPE_BRIDGE_IDLE_MS, allowHardLinks: e.PLANSCOPE_ALLOW_HARD_LINKS },
     maxConcurrentRuns: e.PLANSCOPE_MAX_CONCURRENT_RUNS,
     maxTaskChars: e.PLANSCOPE_MAX_TASK_CHARS,
     review: e.PLANSCOPE_REVIEW,

@@ -137,6 +137,17 @@ export function OutcomeHeader({
           )}
         </dl>
 
+        {view.waiting && (
+          <div
+            role="status"
+            data-testid="run-waiting"
+            className="mt-3 rounded border border-amber-300 bg-amber-50 px-2.5 py-2 text-xs text-amber-950 dark:border-amber-800 dark:bg-amber-950/60 dark:text-amber-100"
+          >
+            <span className="mr-2 font-semibold">Waiting to start</span>
+            <code className="mr-2 font-mono">{view.waiting.reason}</code>
+            <span className="whitespace-pre-wrap break-anywhere">{view.waiting.message}</span>
+          </div>
+        )}
         {view.error && (
           <div
             role="status"

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ExitCode } from '../../lib/codes';
 import { PlanProfile, Strategy } from '../../lib/events';
@@ -69,7 +70,9 @@ async function main(): Promise<number> {
   try {
     let id: string;
     try {
-      ({ id } = runtime.registry.start({ task, model: values.model, workspace: values.workspace, maxRounds, strategy, profile }));
+      // The run API refuses relative workspaces; at the console, one is relative to where the command runs.
+      const workspace = values.workspace === undefined ? undefined : path.resolve(values.workspace);
+      ({ id } = runtime.registry.start({ task, model: values.model, workspace, maxRounds, strategy, profile }));
     } catch (error) {
       if (error instanceof RequestError) {
         // At the server's own console, naming the allowed directories helps; the API does not echo them.

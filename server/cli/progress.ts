@@ -7,6 +7,8 @@ export function progressLine(e: RunEvent): string | null {
   switch (e.type) {
     case 'run_created':
       return `run  ${e.task}\n     model ${e.model}${e.baseline ? ' (offline baseline, no LLM)' : ''} · ${e.strategy} · workspace ${e.workspace}`;
+    case 'run_waiting':
+      return `⧗    waiting (${e.reason}): ${e.message}`;
     case 'llm_call_started':
       return `…    ${e.call} ${e.model}${e.round ? ` (round ${e.round})` : ''}`;
     case 'llm_call_finished':

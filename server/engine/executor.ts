@@ -96,6 +96,8 @@ export async function readStep(
   if (!read.ok) {
     const failure = { path, durationMs, code: read.code, message: read.message };
     recorder.emit({ type: 'step_failed', round, index, ...failure, ...readAheadMark(earlyRead) });
+    // Another directory now stands where the workspace was: no re-plan can make reading it right.
+    if (read.code === 'workspace_changed') throw new RunStop('workspace_changed', read.message);
     return { step: index, path, code: read.code, message: read.message };
   }
   const meta = observe(ctx, read.value);

@@ -1,5 +1,6 @@
 import type { ReplanReason } from '../../lib/events';
 import { ModelCallError } from '../llm/types';
+import { BridgeError } from '../mcp/bridge-client';
 import type { WorkspaceFile } from '../mcp/types';
 import { RunStop, stopIfAborted, type RunContext } from './context';
 import { executeSteps, ToolBudget } from './executor';
@@ -23,6 +24,7 @@ export async function runAgent(ctx: RunContext): Promise<void> {
     const budget = new ToolBudget(ctx.limits.toolBudget);
     budget.spend();
     const files = await ctx.bridge.listFiles().catch((error: Error) => {
+      if (isWorkspaceChanged(error)) throw error;
       throw new RunStop('bridge_unavailable', `The workspace bridge could not list files: ${error.message}`);
     });
     const memory: GeneralMemory = { observations: new Map(), conclusions: [] };
@@ -98,10 +100,18 @@ function finishWithError(ctx: RunContext, thrown: unknown): void {
   let message: string;
   if (thrown instanceof RunStop || thrown instanceof ModelCallError) {
     ({ code, message } = thrown);
+  } else if (isWorkspaceChanged(thrown)) {
+    code = 'workspace_changed';
+    message = `The workspace bridge refused to list files: ${thrown.message}`;
   } else {
     code = 'internal';
     message = `Unexpected error: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
   }
   const status = code === 'cancelled' ? 'cancelled' : 'failed';
   ctx.recorder.emit({ type: 'run_finished', status, error: { code, message } });
+}
+
+/** A listing the bridge refused because another directory now stands where the workspace was (any step may list). */
+function isWorkspaceChanged(error: unknown): error is BridgeError {
+  return error instanceof BridgeError && error.code === 'workspace_changed';
 }

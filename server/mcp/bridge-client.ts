@@ -6,6 +6,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { StepErrorCode } from '../../lib/codes';
 import type { PathPolicy } from '../../lib/policy';
+import type { WorkspaceIdentity } from '../../lib/events';
 import {
   BridgeToolName,
   ListFilesResult,
@@ -33,6 +34,10 @@ export interface BridgeConnectOptions {
   pathPolicy?: PathPolicy;
   /** False turns off the child's content check on read_file (on by default). */
   secretScan?: boolean;
+  /** The directory's identity when the run was posted; `workspace` must then be its real path (see bridge-main.ts). */
+  identity?: WorkspaceIdentity;
+  /** Serve regular files with more than one hard link. */
+  allowHardLinks?: boolean;
 }
 
 /** A failed list_files: the one bridge call whose contract has no outcome type to carry the failure. */
@@ -76,6 +81,8 @@ export function bridgeCommand(options: BridgeConnectOptions): { command: string;
     ...(options.pathPolicy?.added ?? []).map((pattern) => `--deny-add=${pattern}`),
     ...(options.pathPolicy?.removed ?? []).map((pattern) => `--deny-remove=${pattern}`),
     ...(options.secretScan === false ? ['--no-secret-scan'] : []),
+    ...(options.identity ? ['--workspace-identity', `${options.identity.dev}:${options.identity.ino}`] : []),
+    ...(options.allowHardLinks ? ['--allow-hard-links'] : []),
   ];
   const workspace = path.resolve(options.workspace);
   const bundle = path.join(options.appRoot, 'dist', 'bridge.mjs');

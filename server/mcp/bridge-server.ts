@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { PathPolicy } from '../../lib/policy';
+import { DEFAULT_PATH_POLICY, type PathPolicy } from '../../lib/policy';
 import { describeFinding, findSecret } from '../../lib/secret-scan';
 import {
   BridgeToolName,
@@ -12,6 +12,7 @@ import {
   StatFileResult,
   type ToolFailure,
 } from './bridge-protocol';
+import type { WorkspaceIdentity } from '../../lib/events';
 import type { BridgeOutcome, FileRead } from './types';
 import {
   listWorkspaceFiles,
@@ -20,10 +21,17 @@ import {
   statWorkspaceFile,
   type WorkspaceRoot,
 } from './workspace-files';
+import { directoryIdentity, workspaceChange } from './workspace-identity';
 
 export interface BridgeServerOptions {
   /** The workspace directory to expose, read-only. */
   workspace: string;
+  /**
+   * The directory the run was posted with (its real path is `workspace`):
+   * every call is refused `workspace_changed` once another directory stands
+   * there. Without it, the bridge pins what it finds on first use.
+   */
+  identity?: WorkspaceIdentity;
   maxFileBytes: number;
   maxListEntries: number;
   /** Artificial latency before each read, for benchmarking parallel reads. */
@@ -32,6 +40,8 @@ export interface BridgeServerOptions {
   policy?: PathPolicy;
   /** Whether read_file withholds a file that holds a secret; on unless explicitly false. */
   secretScan?: boolean;
+  /** Serve regular files with more than one hard link. */
+  allowHardLinks?: boolean;
 }
 
 export const BRIDGE_SERVER_NAME = 'planscope-workspace';
@@ -47,7 +57,7 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
  */
 export function createBridgeServer(options: BridgeServerOptions): McpServer {
   const server = new McpServer({ name: BRIDGE_SERVER_NAME, version: BRIDGE_SERVER_VERSION });
-  const root = memoisedRoot(options.workspace, options.policy);
+  const withRoot = pinnedRoot(options);
 
   server.registerTool(
     BridgeToolName.listFiles,
@@ -58,10 +68,10 @@ export function createBridgeServer(options: BridgeServerOptions): McpServer {
       annotations: READ_ONLY,
     },
     async () =>
-      guarded(BridgeToolName.listFiles, async () => {
-        const listing = await listWorkspaceFiles(await root(), options.maxListEntries);
+      guarded(BridgeToolName.listFiles, () => withRoot(async (root) => {
+        const listing = await listWorkspaceFiles(root, options.maxListEntries);
         return { ok: true, value: listing };
-      }, (listing) => JSON.stringify(listing)),
+      }), (listing) => JSON.stringify(listing)),
   );
 
   server.registerTool(
@@ -74,7 +84,7 @@ export function createBridgeServer(options: BridgeServerOptions): McpServer {
       annotations: READ_ONLY,
     },
     async ({ path }) =>
-      guarded(BridgeToolName.statFile, async () => statWorkspaceFile(await root(), path), (stat) => JSON.stringify(stat)),
+      guarded(BridgeToolName.statFile, () => withRoot((root) => statWorkspaceFile(root, path)), (stat) => JSON.stringify(stat)),
   );
 
   server.registerTool(
@@ -89,11 +99,12 @@ export function createBridgeServer(options: BridgeServerOptions): McpServer {
     async ({ path }) =>
       guarded(
         BridgeToolName.readFile,
-        async () => {
-          if (options.delayMs) await sleep(options.delayMs);
-          const read = await readWorkspaceFile(await root(), path, options.maxFileBytes);
-          return options.secretScan === false ? read : withheldIfSecret(read);
-        },
+        () =>
+          withRoot(async (root) => {
+            if (options.delayMs) await sleep(options.delayMs);
+            const read = await readWorkspaceFile(root, path, options.maxFileBytes);
+            return options.secretScan === false ? read : withheldIfSecret(read);
+          }),
         // The text channel carries the file itself, as MCP file servers do;
         // the metadata travels in structuredContent.
         (read) => read.text,
@@ -147,14 +158,34 @@ function toolFailure(failure: ToolFailure): CallToolResult {
 }
 
 /**
- * The workspace's real root, resolved on first use and kept: later
- * containment checks compare against this one real path. A failure is not
- * cached, so a workspace created after start-up still works.
+ * Runs a tool body on the workspace's real root, pinned: given the run's
+ * identity, to that directory at that real path; without one, to the
+ * directory found on first use (a failure is not cached, so a workspace
+ * created after start-up still works). The pin is confirmed before the body
+ * runs and again after it, so nothing read from a directory swapped in
+ * meanwhile leaves the bridge. Each confirmation is a realpath and a stat of
+ * the root, a few microseconds beside the file's own checks.
  */
-function memoisedRoot(workspace: string, policy: PathPolicy | undefined): () => Promise<WorkspaceRoot> {
-  let resolved: WorkspaceRoot | null = null;
-  return async () => {
-    resolved ??= await resolveWorkspaceRoot(workspace, policy);
-    return resolved;
+function pinnedRoot(options: BridgeServerOptions): <T>(body: (root: WorkspaceRoot) => Promise<BridgeOutcome<T>>) => Promise<BridgeOutcome<T>> {
+  const allowHardLinks = options.allowHardLinks === true;
+  const policy = options.policy ?? DEFAULT_PATH_POLICY;
+  let pinned: { root: WorkspaceRoot; identity: WorkspaceIdentity } | null = options.identity
+    ? { root: { real: options.workspace, allowHardLinks, policy }, identity: options.identity }
+    : null;
+  const confirm = (pin: { root: WorkspaceRoot; identity: WorkspaceIdentity }): BridgeOutcome<never> | null => {
+    const change = workspaceChange(pin.root.real, pin.identity);
+    if (change === null) return null;
+    return { ok: false, code: 'workspace_changed', message: `The workspace is no longer the directory this bridge was opened for (${change}); nothing more is read from it.` };
+  };
+  return async (body) => {
+    if (!pinned) {
+      const root = await resolveWorkspaceRoot(options.workspace, { allowHardLinks, policy });
+      pinned = { root, identity: directoryIdentity(root.real) };
+    }
+    const pin = pinned;
+    const before = confirm(pin);
+    if (before) return before;
+    const outcome = await body(pin.root);
+    return confirm(pin) ?? outcome;
   };
 }

@@ -25,6 +25,8 @@ export interface WorkspaceRoot {
   readonly real: string;
   /** The deny-list every request to this workspace is judged by (the configured one, passed to the bridge by flags). */
   readonly policy: PathPolicy;
+  /** Whether a regular file with more than one hard link is served (PLANSCOPE_ALLOW_HARD_LINKS). */
+  readonly allowHardLinks: boolean;
 }
 
 type Outcome<T> = BridgeOutcome<T>;
@@ -42,13 +44,16 @@ const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git']);
 /** list_files looks at no more than this many entries per file it may return, so a huge tree cannot stall it. */
 const SCAN_ENTRIES_PER_LISTED_FILE = 20;
 
-export async function resolveWorkspaceRoot(directory: string, policy: PathPolicy = DEFAULT_PATH_POLICY): Promise<WorkspaceRoot> {
+export async function resolveWorkspaceRoot(
+  directory: string,
+  options: { allowHardLinks?: boolean; policy?: PathPolicy } = {},
+): Promise<WorkspaceRoot> {
   // Resolve the root itself once, like the CVE-2025-53109 fix does for
   // allowed directories: every later containment check compares real paths.
   const real = await fs.realpath(path.resolve(directory));
   const stats = await fs.stat(real);
   if (!stats.isDirectory()) throw new Error(`workspace ${directory} is not a directory`);
-  return { real, policy };
+  return { real, allowHardLinks: options.allowHardLinks === true, policy: options.policy ?? DEFAULT_PATH_POLICY };
 }
 
 export async function statWorkspaceFile(root: WorkspaceRoot, requested: string): Promise<Outcome<FileStat>> {
@@ -135,7 +140,7 @@ function classifyEntry(root: WorkspaceRoot, relative: string, entry: Dirent): Wo
   try {
     if (entry.isFile()) {
       const stats = lstatSync(path.join(root.real, relative));
-      return stats.isFile() ? { path: relative, bytes: stats.size } : null;
+      return stats.isFile() && !refusedHardLink(root, stats) ? { path: relative, bytes: stats.size } : null;
     }
     if (entry.isSymbolicLink()) {
       // Symlinked directories are never followed (cycles, duplicates, and
@@ -144,7 +149,7 @@ function classifyEntry(root: WorkspaceRoot, relative: string, entry: Dirent): Wo
       const real = realpathSync.native(path.join(root.real, relative));
       if (checkRealPath(root, relative, real) !== null) return null;
       const stats = statSync(real);
-      return stats.isFile() ? { path: relative, bytes: stats.size } : null;
+      return stats.isFile() && !refusedHardLink(root, stats) ? { path: relative, bytes: stats.size } : null;
     }
   } catch {
     // Vanished, dangling or unreadable entries are simply not listed.
@@ -202,6 +207,9 @@ async function withVerifiedFile<T>(
     if (!stats.isFile()) return failure('not_a_file', `${display} is ${describeKind(stats)}, not a regular file`);
     const swapped = checkOpenedFile(root, display, fd, real, stats);
     if (swapped) return swapped;
+    if (refusedHardLink(root, stats)) {
+      return failure('hard_link', `${display} has ${stats.nlink} hard links; a file with another name may be outside the workspace or a denied file, so it is not served`);
+    }
     return use(fd, stats, display);
   } catch (error) {
     return fileSystemFailure(display, error);
@@ -251,6 +259,17 @@ function checkOpenedFile(root: WorkspaceRoot, display: string, fd: number, real:
     return failure('denied_by_bridge', `${display} changed while it was being opened`);
   }
   return null;
+}
+
+/**
+ * A hard link is the same file under another name, and nothing tells where
+ * the other names are: one may be outside the workspace, or be `.env`. No
+ * real-path check can see it (both names are equally real), so a regular
+ * file with more than one link is refused unless the operator allows it.
+ * Checked on the opened descriptor's fstat, so it is the file that is read.
+ */
+function refusedHardLink(root: WorkspaceRoot, stats: Stats): boolean {
+  return stats.nlink > 1 && !root.allowHardLinks;
 }
 
 /** At most `maxBytes` bytes, or null when the file holds more (it may grow after fstat). */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { RunErrorCode } from '../../lib/codes';
 import type { PlanProfile, RunEvent, RunLimits, Strategy } from '../../lib/events';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { RunRequest } from '../../lib/run-request';
@@ -7,14 +8,15 @@ import type { Config } from '../config';
 import { runAgent } from '../engine/run-loop';
 import { NO_EXTERNAL_TOOLS, type ExternalTools } from '../engine/tools';
 import { resolveModel } from '../llm/resolve';
+import { workspaceChange } from '../mcp/workspace-identity';
 import { inRunTrace, newRunTraceparent } from '../telemetry/trace-context';
 import { ownerAlive } from '../store/owner';
 import type { RunStore } from '../store/run-store';
-import type { BridgePool } from './bridge-pool';
+import type { BridgeLease, BridgePool } from './bridge-pool';
 import type { RunBus } from './bus';
 import { RunRecorder } from './recorder';
 import { RequestError } from './request-error';
-import { resolveWorkspace } from './workspace';
+import { resolveWorkspace, type PinnedWorkspace } from './workspace';
 
 interface LiveRun {
   controller: AbortController;
@@ -46,7 +48,7 @@ export class RunRegistry {
 
   start(input: unknown): { id: string } {
     const request = this.parseRequest(input);
-    const workspace = resolveWorkspace(request.workspace ?? this.config.workspace, {
+    const pinned = resolveWorkspace(request.workspace ?? this.config.workspace, {
       roots: this.config.workspaceRoots,
       defaultWorkspace: this.config.workspace,
     });
@@ -62,7 +64,7 @@ export class RunRegistry {
       task: request.task,
       model: model.name,
       baseline: model.baseline,
-      workspace,
+      workspace: pinned.path,
       strategy,
       profile,
       ownerPid: process.pid,
@@ -74,7 +76,8 @@ export class RunRegistry {
       model: model.name,
       baseline: model.baseline,
       host: model.host,
-      workspace,
+      workspace: pinned.path,
+      workspaceIdentity: pinned.identity,
       strategy,
       profile,
       limits,
@@ -90,7 +93,7 @@ export class RunRegistry {
       settle,
       start: () => {
         // Every call the run makes (to Ollama, to MCP servers) carries its trace from here on.
-        void inRunTrace(traceparent, () => this.execute(id, live, recorder, model, workspace, limits, strategy, profile));
+        void inRunTrace(traceparent, () => this.execute(id, live, recorder, model, pinned, limits, strategy, profile));
       },
     };
     this.live.set(id, live);
@@ -190,7 +193,7 @@ export class RunRegistry {
     live: LiveRun,
     recorder: RunRecorder,
     model: ReturnType<typeof resolveModel>,
-    workspace: string,
+    workspace: PinnedWorkspace,
     limits: RunLimits,
     strategy: Strategy,
     profile: PlanProfile,
@@ -199,17 +202,10 @@ export class RunRegistry {
       live.stopReason ??= 'timeout';
       live.controller.abort();
     }, limits.runTimeoutMs);
+    let lease: BridgeLease | null = null;
     try {
-      const bridge = await this.bridges.get(workspace).catch((error: Error) => {
-        recorder.emit({ type: 'run_started' });
-        recorder.emit({
-          type: 'run_finished',
-          status: 'failed',
-          error: { code: 'bridge_unavailable', message: `The workspace bridge could not start: ${error.message}` },
-        });
-        return null;
-      });
-      if (bridge) {
+      lease = await this.leaseBridge(live, recorder, workspace, limits);
+      if (lease) {
         await runAgent({
           task: recorder.view.task,
           strategy,
@@ -219,7 +215,7 @@ export class RunRegistry {
           pathPolicy: this.config.pathPolicy,
           secretScan: this.config.secretScan,
           model,
-          bridge,
+          bridge: lease.bridge,
           limits,
           planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: limits.maxSteps },
           recorder,
@@ -236,10 +232,47 @@ export class RunRegistry {
         });
       }
     } finally {
+      lease?.release();
       clearTimeout(timer);
       this.running -= 1;
       this.retire(id, live, recorder.view);
       this.pump();
+    }
+  }
+
+  /**
+   * The run's bridge, or null once the run has been finished here: its
+   * workspace is no longer the directory it was posted with (checked before
+   * anything is read), it was cancelled or timed out while waiting for a
+   * bridge slot, or the bridge could not start.
+   */
+  private async leaseBridge(live: LiveRun, recorder: RunRecorder, workspace: PinnedWorkspace, limits: RunLimits): Promise<BridgeLease | null> {
+    const finish = (status: 'failed' | 'cancelled', code: RunErrorCode, message: string, started: boolean): null => {
+      if (started) recorder.emit({ type: 'run_started' });
+      recorder.emit({ type: 'run_finished', status, error: { code, message } });
+      return null;
+    };
+    const changed = () => {
+      const change = workspaceChange(workspace.path, workspace.identity);
+      return change === null ? null : `The workspace ${workspace.path} is no longer the directory this run was posted with (${change}); nothing was read.`;
+    };
+    const before = changed();
+    if (before) return finish('failed', 'workspace_changed', before, false);
+    try {
+      return await this.bridges.acquire(workspace, {
+        signal: live.controller.signal,
+        onWait: (message) => recorder.emit({ type: 'run_waiting', reason: 'bridge_pool_full', message }),
+      });
+    } catch (error) {
+      if (live.controller.signal.aborted) {
+        return live.stopReason === 'timeout'
+          ? finish('failed', 'timeout', `The run hit its time limit of ${Math.round(limits.runTimeoutMs / 1000)} s while waiting for a workspace bridge.`, false)
+          : finish('cancelled', 'cancelled', 'The run was cancelled while waiting for a workspace bridge.', false);
+      }
+      // A bridge refuses to start on a workspace that changed since the check above.
+      const after = changed();
+      if (after) return finish('failed', 'workspace_changed', after, false);
+      return finish('failed', 'bridge_unavailable', `The workspace bridge could not start: ${(error as Error).message}`, true);
     }
   }
 

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { WorkspaceIdentity } from '../../lib/events';
 import { isInside } from '../../lib/policy';
+import { identityOf } from '../mcp/workspace-identity';
 import { RequestError } from './request-error';
 
 /** Which directories a run may use as its workspace (see `Config.workspaceRoots`). */
@@ -11,16 +13,27 @@ export interface WorkspacePolicy {
   defaultWorkspace: string;
 }
 
+/** A run's workspace as it was when the run was posted: its real path and the directory's identity there. */
+export interface PinnedWorkspace {
+  path: string;
+  identity: WorkspaceIdentity;
+}
+
 /**
- * The real path of a requested workspace, or a refusal: `workspace_not_found`
- * when it does not exist or is not a directory, `workspace_not_allowed` when
- * roots are set and it is neither the default workspace nor one of the roots
- * or inside one. The roots are checked first, so a path outside them is
- * refused the same way whether or not it exists (no probing the server's
- * disk). Messages name only the path as requested, never what it resolved
- * to nor the roots: they go back to API clients.
+ * The real path and identity of a requested workspace, or a refusal:
+ * `invalid_request` for a relative path (the server's working directory is
+ * nobody's business, and not the client's directory either),
+ * `workspace_not_found` when it does not exist or is not a directory,
+ * `workspace_not_allowed` when roots are set and it is neither the default
+ * workspace nor one of the roots or inside one. The roots are checked first,
+ * so a path outside them is refused the same way whether or not it exists
+ * (no probing the server's disk). Messages name only the path as requested,
+ * never what it resolved to nor the roots: they go back to API clients.
  */
-export function resolveWorkspace(dir: string, policy: WorkspacePolicy): string {
+export function resolveWorkspace(dir: string, policy: WorkspacePolicy): PinnedWorkspace {
+  if (!path.isAbsolute(dir)) {
+    throw new RequestError('invalid_request', 'workspace: relative paths are refused; give the absolute path of a directory.');
+  }
   const absolute = path.resolve(dir);
   const real = realpathOrNull(absolute);
   if (policy.roots !== null && !allowed(absolute, real, policy.roots, policy.defaultWorkspace)) {
@@ -30,11 +43,13 @@ export function resolveWorkspace(dir: string, policy: WorkspacePolicy): string {
     );
   }
   if (real === null) throw new RequestError('workspace_not_found', `The workspace ${absolute} does not exist.`);
+  // lstat: a symlink planted at the real path since realpath looked is not followed.
   // A path a person asked for, never a file of the app: nothing for the bundler to trace.
-  if (!fs.statSync(/* turbopackIgnore: true */ real).isDirectory()) {
+  const stats = fs.lstatSync(/* turbopackIgnore: true */ real, { bigint: true });
+  if (!stats.isDirectory()) {
     throw new RequestError('workspace_not_found', `The workspace ${absolute} is not a directory.`);
   }
-  return real;
+  return { path: real, identity: identityOf(stats) };
 }
 
 /** For people at the server's own console (the CLI): what is allowed, naming the directories. */
@@ -65,7 +80,8 @@ function nearestExistingReal(absolute: string): string {
 
 function realpathOrNull(absolute: string): string | null {
   try {
-    return fs.realpathSync(absolute);
+    // The native call, as the bridge and the start-time check use: all three must agree on the real path.
+    return fs.realpathSync.native(absolute);
   } catch {
     return null;
   }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { answerJsonSchema } from '../../lib/answer';
 import { planJsonSchema } from '../../lib/plan';
-import { answer, CANARY, everythingStored, plan, startHarness, type Harness } from '../support/harness';
+import { answer, CANARY, everythingStored, plan, startHarness, workspaceBridge, type Harness } from '../support/harness';
 
 const TASK = 'How is the model endpoint configured?';
 const GOOD_ANSWER = answer([
@@ -121,7 +121,7 @@ describe('the plan-and-execute loop through a fake Ollama server', () => {
       planner: [{ content: plan('src/config.ts', 'src/missing.ts') }, { content: plan('src/config.ts', 'src/llm.ts') }],
       synthesizer: [{ content: GOOD_ANSWER }],
     });
-    const bridge = await h.runtime.bridges.get(fs.realpathSync(h.workspace));
+    const bridge = await workspaceBridge(h);
     const before = bridge.callCounts();
     const { result, view } = await h.run(TASK);
     const after = bridge.callCounts();

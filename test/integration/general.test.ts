@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { generalPlanJsonSchema } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { workspaceTools } from '../../server/engine/tools';
-import { answer, APP_ROOT, startHarness, type Harness } from '../support/harness';
+import { answer, APP_ROOT, startHarness, workspaceBridge, type Harness } from '../support/harness';
 
 const TASK = 'How is the model endpoint configured?';
 const read = (id: number, path: string, dependsOn: number[] = []) => ({ id, kind: 'tool', tool: 'workspace.read_file', args: { path }, purpose: `Read ${path}`, dependsOn });
@@ -55,7 +55,7 @@ describe('the general plan profile', () => {
       executor: [outcome('failed', '', 'The default is not in these files.'), outcome('done', 'It is OLLAMA_HOST.')],
       synthesizer: [ANSWER],
     });
-    const bridge = await h.runtime.bridges.get(fs.realpathSync(h.workspace));
+    const bridge = await workspaceBridge(h);
     const before = bridge.callCounts()['read_file'] ?? 0;
     const { result, view } = await h.run(TASK, { profile: 'general' });
     expect(result.status).toBe('completed');

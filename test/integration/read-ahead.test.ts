@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../lib/events';
 import type { WorkspaceBridge } from '../../server/mcp/types';
-import { answer, CANARY, everythingStored, plan, startHarness, type Harness } from '../support/harness';
+import { answer, CANARY, everythingStored, plan, startHarness, workspaceBridge, type Harness } from '../support/harness';
 
 const TASK = 'How is the model endpoint configured?';
 const ANSWER = answer([
@@ -21,7 +20,7 @@ afterEach(async () => {
 });
 
 async function bridgeOf(harness: Harness): Promise<WorkspaceBridge> {
-  return harness.runtime.bridges.get(fs.realpathSync(harness.workspace));
+  return workspaceBridge(harness);
 }
 
 /** Runs the task, noting how many tool calls the bridge had been asked for when each planner reply ended. */

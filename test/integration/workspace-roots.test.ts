@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { toResult } from '../../lib/result';
 import { handle } from '../../server/http/respond';
 import { isRequestError } from '../../server/runs/request-error';
-import { SAMPLE_WORKSPACE, startHarness, type Harness } from '../support/harness';
+import { APP_ROOT, SAMPLE_WORKSPACE, startHarness, type Harness } from '../support/harness';
 
 /**
  * PLANSCOPE_WORKSPACE_ROOTS through the real runtime (registry, SQLite, MCP
@@ -89,4 +90,51 @@ describe('a workspace outside PLANSCOPE_WORKSPACE_ROOTS', () => {
     }
     expect(h.runtime.store.listRuns({ limit: 10 })).toHaveLength(2);
   });
+});
+
+describe('a relative workspace', () => {
+  const RELATIVE = ['sample-workspace', './sample-workspace', 'missing/dir', '../outside', 'a/../b', '.'];
+
+  it.each([
+    ['without roots', {}],
+    ['with roots', { PLANSCOPE_WORKSPACE_ROOTS: os.tmpdir() }],
+  ])('is refused invalid_request (400) %s, saying only that relative paths are refused, and no run is created', async (_label, env) => {
+    h = await startHarness({}, env);
+    const registry = h.runtime.registry;
+    const serverDirectories = [process.cwd(), APP_ROOT, h.runtime.config.appRoot, path.dirname(process.cwd())];
+    for (const workspace of RELATIVE) {
+      const refused = refusal(() => registry.start({ task: TASK, model: 'offline', workspace }));
+      expect(refused, workspace).toEqual({
+        code: 'invalid_request',
+        status: 400,
+        message: 'workspace: relative paths are refused; give the absolute path of a directory.',
+      });
+      for (const dir of serverDirectories) expect(refused.message).not.toContain(dir);
+    }
+    const response = await handle(() => {
+      registry.start({ task: TASK, workspace: 'sample-workspace' });
+      return Response.json({});
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: { code: 'invalid_request', message: 'workspace: relative paths are refused; give the absolute path of a directory.' },
+    });
+    expect(h.runtime.store.listRuns({ limit: 10 })).toEqual([]);
+  });
+
+  it('still works from the CLI, which resolves --workspace against its own working directory', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-cli-relative-'));
+    temporary.push(dataDir);
+    const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', path.join(APP_ROOT, 'server', 'cli', 'main.ts'), 'run', TASK, '--workspace', './sample-workspace', '--model', 'offline', '--json'],
+        { cwd: APP_ROOT, env: { ...process.env, PLANSCOPE_DATA_DIR: dataDir }, timeout: 60_000 },
+        (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve({ stdout: out })),
+      );
+    });
+    const result = JSON.parse(stdout) as { status: string; workspace: string };
+    expect(result.status).toBe('completed');
+    expect(result.workspace).toBe(fs.realpathSync(SAMPLE_WORKSPACE));
+  }, 60_000);
 });

@@ -12,7 +12,7 @@ import { runSuite } from '../../server/eval/run-suite';
 import { connectBridge, type McpWorkspaceBridge } from '../../server/mcp/bridge-client';
 import { createRuntime } from '../../server/runtime';
 import { startFakeOllama } from '../support/fake-ollama';
-import { answer, APP_ROOT, bundleBridge, plan } from '../support/harness';
+import { answer, APP_ROOT, bundleBridge, plan, workspaceBridge } from '../support/harness';
 
 /**
  * Credential files of common tools (issue #11, finding 4: `id_dsa`,
@@ -335,7 +335,7 @@ describe('the configured deny-list (PLANSCOPE_DENY_ADD / PLANSCOPE_DENY_REMOVE)'
         { step: 1, code: 'path_denied', message: expect.stringContaining('"*.sqlite"') },
       ]);
 
-      const child = await runtime.bridges.get(trap.workspace);
+      const child = await workspaceBridge({ runtime, workspace: trap.workspace });
       expect(await child.readFile('secrets/prod.txt')).toMatchObject({ ok: false, code: 'denied_by_bridge' });
       expect(await child.readFile('users.sqlite')).toMatchObject({ ok: false, code: 'denied_by_bridge' });
       const listed = (await child.listFiles()).map((f) => f.path);

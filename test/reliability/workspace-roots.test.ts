@@ -51,7 +51,7 @@ function policyOf(roots: string | undefined): WorkspacePolicy {
 /** The refusal code, or `ok <real path relative to base>`. */
 function outcome(policy: WorkspacePolicy, requested: string): string {
   try {
-    return `ok ${path.relative(base, resolveWorkspace(requested, policy)) || '.'}`;
+    return `ok ${path.relative(base, resolveWorkspace(requested, policy).path) || '.'}`;
   } catch (error) {
     if (isRequestError(error)) return error.code;
     throw error;

@@ -2,10 +2,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlanProfile, RunEvent, Strategy } from '../../lib/events';
 import { toResult, type RunResult } from '../../lib/result';
 import type { RunView } from '../../lib/run-state';
 import { loadConfig } from '../../server/config';
+import type { WorkspaceBridge } from '../../server/mcp/types';
+import { resolveWorkspace } from '../../server/runs/workspace';
 import { createRuntime, type Runtime } from '../../server/runtime';
 import { startFakeOllama, type FakeOllama, type FakeScript } from './fake-ollama';
 
@@ -100,6 +103,23 @@ export const endpointAnswer = () =>
       citations: [{ path: 'src/config.ts', startLine: 18, endLine: 18, quote: "DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434'" }],
     },
   ]);
+/** The pooled bridge that runs on the harness's workspace use, leased for the rest of the test (closing the runtime closes it). */
+export async function workspaceBridge(h: Pick<Harness, 'runtime' | 'workspace'>): Promise<WorkspaceBridge> {
+  const workspace = resolveWorkspace(h.workspace, { roots: null, defaultWorkspace: h.workspace });
+  const lease = await h.runtime.bridges.acquire(workspace, { signal: new AbortController().signal, onWait: () => {} });
+  return lease.bridge;
+}
+
+/** Polls until `probe` gives something truthy, for at most `waitMs`; never asserts how long it took. */
+export async function until<T>(what: string, probe: () => T | null | undefined | false, waitMs = 15_000): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${waitMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
 
 export const plan = (...paths: string[]) =>
   JSON.stringify({ steps: paths.map((p) => ({ purpose: `Read ${p}`, path: p })) });

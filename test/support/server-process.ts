@@ -179,6 +179,13 @@ export function childProcesses(pid: number): { pid: number; command: string }[] 
   return children;
 }
 
+/** Workspace bridge processes a process has spawned that are still alive (by default, this one's). */
+export function bridgeProcesses(parent: number = process.pid): number[] {
+  return childProcesses(parent)
+    .filter((p) => p.command.includes('bridge') && processRunning(p.pid))
+    .map((p) => p.pid);
+}
+
 /** True while a process with this pid exists and is not a zombie. */
 export function processRunning(pid: number): boolean {
   try {
@@ -202,12 +209,5 @@ function cleanEnvironment(): Record<string, string> {
   return env;
 }
 
-/** Reads /proc/<pid>/status for the resident set size, in bytes. */
-export function residentSetBytes(pid: number): number | null {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
-}
+/** Reads /proc/<pid>/status for the resident set size, in bytes: what GET /api/health reports per bridge. */
+export { residentBytes as residentSetBytes } from '../../server/runs/process-memory';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NewRunEvent, RunEvent } from '../../lib/events';
+import { RunEvent, type NewRunEvent } from '../../lib/events';
 import { toResult } from '../../lib/result';
 import { applyEvent, emptyRun, foldRun } from '../../lib/run-state';
 
@@ -73,5 +73,28 @@ describe('the run reducer', () => {
     expect(view.status).toBe('running');
     expect(view.finishedAt).toBeNull();
     expect(view.rounds[0]!.steps.map((s) => s.status)).toEqual(['running', 'running']);
+  });
+
+  it('shows why a queued run waits, keeps when it began waiting, and clears it when the run starts or ends', () => {
+    const [created, started, ...rest] = RUN;
+    const waiting = { seq: 2, at: 1005, type: 'run_waiting', reason: 'bridge_pool_full', message: 'All 1 workspace bridges are in use.' } as const;
+    const renumber = (events: RunEvent[]) => events.map((e, i) => ({ ...e, seq: i + 1 }) as RunEvent);
+    const log = renumber([created!, waiting, { ...waiting, at: 1007 }, started!, ...rest]);
+    const queued = foldRun(log.slice(0, 3));
+    expect(queued.status).toBe('queued');
+    expect(queued.waiting).toEqual({ reason: 'bridge_pool_full', message: 'All 1 workspace bridges are in use.', since: 1005 });
+    expect(foldRun(log.slice(0, 4)).waiting).toBeNull();
+    const cancelled = foldRun(renumber([created!, waiting, { seq: 3, at: 1010, type: 'run_finished', status: 'cancelled', error: null }]));
+    expect(cancelled.waiting).toBeNull();
+  });
+
+  it('parses a run_created with the workspace identity, and one recorded before it existed', () => {
+    const base = { seq: 1, at: 1, type: 'run_created', task: 't', model: 'm', baseline: false, host: null, workspace: '/w', limits: LIMITS };
+    expect(RunEvent.parse(base)).not.toHaveProperty('workspaceIdentity');
+    expect(RunEvent.parse({ ...base, workspaceIdentity: { dev: '2049', ino: '18446744073709551615' } })).toMatchObject({
+      workspaceIdentity: { dev: '2049', ino: '18446744073709551615' },
+    });
+    expect(RunEvent.safeParse({ ...base, workspaceIdentity: { dev: 2049, ino: 1 } }).success).toBe(false);
+    expect(foldRun([RunEvent.parse(base)]).workspace).toBe('/w');
   });
 });

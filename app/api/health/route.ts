@@ -12,7 +12,7 @@ const HEALTH_TIMEOUT_MS = 2000;
 
 export function GET(): Promise<Response> {
   return handle(async () => {
-    const { config } = getRuntime();
+    const { config, bridges } = getRuntime();
     const body: Health = {
       ok: true,
       ollama: await checkOllama(config.ollamaHost, HEALTH_TIMEOUT_MS),
@@ -21,6 +21,7 @@ export function GET(): Promise<Response> {
       workspace: config.workspace,
       maxRounds: config.limits.maxRounds,
       readPolicy: describeReadPolicy(config.pathPolicy, config.secretScan),
+      bridges: bridges.stats(),
     };
     return Response.json(body);
   });
