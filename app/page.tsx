@@ -2,7 +2,7 @@ import { HealthLine } from '@/components/start/health-line';
 import { McpServersPanel } from '@/components/start/mcp-servers';
 import { ReadPolicyPanel } from '@/components/start/read-policy';
 import { TaskForm } from '@/components/start/task-form';
-import { RunsTable } from '@/components/runs/runs-table';
+import { RunsTable } from '@/components/run-list/runs-table';
 import { describeReadPolicy } from '@/lib/policy';
 import { OFFLINE_MODEL } from '@/server/config';
 import { getRuntime } from '@/server/runtime';

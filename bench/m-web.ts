@@ -20,7 +20,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RunEvent } from '../lib/events';
-import { applyEvent, emptyRun, type RunView } from '../lib/run-state';
+import { applyEvent, emptyRun, type RunState } from '../lib/run-state';
 import { buildState } from './lib/build-state';
 import { startExternalFake, type ExternalFake } from './lib/fake';
 import { routeJs } from './lib/js-size';
@@ -140,7 +140,7 @@ async function seed(fake: ExternalFake): Promise<string> {
         const createdAt = base + i * 1000;
         const id = `${createdAt.toString(36)}-seed${String(i).padStart(4, '0')}`;
         store.createRun({ id, createdAt, task: `${TASK} (#${i})`, model: 'qwen3:8b', baseline: false, workspace, ownerPid: process.pid });
-        let view: RunView = emptyRun;
+        let view: RunState = emptyRun;
         for (const e of template.events) {
           const copy = { ...e, at: createdAt + (e.at - t0) } as RunEvent;
           view = applyEvent(view, copy);

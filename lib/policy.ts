@@ -5,7 +5,7 @@
  * bridge server runs it AGAIN on every request, independently of whatever
  * validated the plan in front of it.
  *
- * Design decisions (each case is a row in test/unit/policy.test.ts):
+ * Design decisions (each case is a row in test/unit/lib/policy.test.ts):
  * - Everything is checked on the NFKC form, and the NFKC form is what
  *   `checkPlanPath` returns: what was checked is exactly what gets read.
  *   Fullwidth `．．／` therefore cannot smuggle a traversal past a check on

@@ -1,4 +1,4 @@
-import { attemptsOf, type LlmCallView, type RunStatus, type RunView } from './run-state';
+import { attemptsOf, type LlmCallView, type RunStatus, type RunState } from './run-state';
 import type { PlanProfile, ProposedStep, Rejection, Strategy } from './events';
 import type { ErrorInfo } from './codes';
 import type { AnswerCheck } from './checker';
@@ -34,7 +34,7 @@ export interface RunResult {
   completed: Record<string, { sha256: string; bytes: number; round: number }>;
   answer: string | null;
   check: AnswerCheck | null;
-  review: RunView['review'];
+  review: RunState['review'];
   error: ErrorInfo | null;
   createdAt: string | null;
   finishedAt: string | null;
@@ -42,7 +42,7 @@ export interface RunResult {
   llm: LlmAggregates;
 }
 
-export function toResult(id: string, view: RunView): RunResult {
+export function toResult(id: string, view: RunState): RunResult {
   const completed: RunResult['completed'] = {};
   for (const [path, o] of Object.entries(view.observations)) {
     completed[path] = { sha256: o.sha256, bytes: o.bytes, round: o.round };
@@ -75,7 +75,7 @@ export function toResult(id: string, view: RunView): RunResult {
   };
 }
 
-export function runDurationMs(view: RunView, now?: number): number | null {
+export function runDurationMs(view: RunState, now?: number): number | null {
   if (view.createdAt === null) return null;
   const end = view.finishedAt ?? now;
   return end === undefined ? null : end - view.createdAt;

@@ -87,7 +87,7 @@ export interface LlmCallView {
   error: ErrorInfo | null;
 }
 
-export interface RunView {
+export interface RunState {
   task: string;
   model: string;
   baseline: boolean;
@@ -114,7 +114,7 @@ export interface RunView {
   lastSeq: number;
 }
 
-export const emptyRun: RunView = {
+export const emptyRun: RunState = {
   task: '',
   model: '',
   baseline: false,
@@ -138,18 +138,18 @@ export const emptyRun: RunView = {
   lastSeq: 0,
 };
 
-export function foldRun(events: readonly RunEvent[], from: RunView = emptyRun): RunView {
+export function foldRun(events: readonly RunEvent[], from: RunState = emptyRun): RunState {
   return events.reduce(applyEvent, from);
 }
 
 /** Applies one event. Events at or below `lastSeq` are ignored, so a replay that overlaps the live tail never doubles anything. */
-export function applyEvent(state: RunView, event: RunEvent): RunView {
+export function applyEvent(state: RunState, event: RunEvent): RunState {
   if (event.seq <= state.lastSeq) return state;
   const next = reduce(state, event);
   return { ...next, lastSeq: event.seq };
 }
 
-function reduce(s: RunView, e: RunEvent): RunView {
+function reduce(s: RunState, e: RunEvent): RunState {
   switch (e.type) {
     case 'run_created':
       return {
@@ -337,7 +337,7 @@ function upsertRound(rounds: RoundView[], round: number, change: (r: RoundView) 
   return rounds.map((r) => (r.round === round ? change(r) : r));
 }
 
-function updateStep(s: RunView, round: number, index: number, change: (st: StepView) => StepView): RunView {
+function updateStep(s: RunState, round: number, index: number, change: (st: StepView) => StepView): RunState {
   return {
     ...s,
     rounds: upsertRound(s.rounds, round, (r) => ({
@@ -348,7 +348,7 @@ function updateStep(s: RunView, round: number, index: number, change: (st: StepV
 }
 
 /** Round count as the Result reports it: planning rounds begun. */
-export function attemptsOf(view: RunView): number {
+export function attemptsOf(view: RunState): number {
   return view.rounds.length;
 }
 

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import type { EvalList } from '@/lib/api';
-import { EvalsTable } from '@/components/evals/evals-table';
+import { EvalListTable } from '@/components/evals/eval-list-table';
 import { getRuntime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';
@@ -19,7 +19,7 @@ export default function EvalsPage() {
           every model is compared against.
         </p>
       </div>
-      <EvalsTable initial={initial} />
+      <EvalListTable initial={initial} />
     </div>
   );
 }

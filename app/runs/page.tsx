@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { RunsTable } from '@/components/runs/runs-table';
+import { RunsTable } from '@/components/run-list/runs-table';
 
 export const metadata: Metadata = { title: 'Runs' };
 

@@ -1,5 +1,5 @@
 import type { RunEvent } from '../../lib/events';
-import type { RunView } from '../../lib/run-state';
+import type { RunState } from '../../lib/run-state';
 import { loadConfig } from '../../server/config';
 import { createRuntime, type Runtime } from '../../server/runtime';
 import { APP_ROOT, removeDir, tempDir } from './paths';
@@ -9,7 +9,7 @@ export interface BenchRuntime {
   runtime: Runtime;
   dataDir: string;
   /** One whole run, timed from `start` to its final state. */
-  run(task: string): Promise<{ id: string; wallMs: number; view: RunView; events: RunEvent[] }>;
+  run(task: string): Promise<{ id: string; wallMs: number; view: RunState; events: RunEvent[] }>;
   close(): Promise<void>;
 }
 

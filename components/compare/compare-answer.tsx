@@ -1,7 +1,7 @@
 import { formatCitation } from '@/lib/answer';
 import type { AnswerCheck, CheckedClaim } from '@/lib/checker';
 import type { ClaimReview } from '@/lib/review';
-import type { RunView } from '@/lib/run-state';
+import type { RunState } from '@/lib/run-state';
 import { citationChipClass } from '../ui/citation-chip';
 import { ClaimReviewNote } from '../ui/claim-review-note';
 import { ClaimRow } from '../ui/claim-row';
@@ -75,7 +75,7 @@ function Claim({ claim, index, review }: { claim: CheckedClaim; index: number; r
   );
 }
 
-function ReviewSummary({ review }: { review: NonNullable<RunView['review']> }) {
+function ReviewSummary({ review }: { review: NonNullable<RunState['review']> }) {
   const agreed = review.reviews.filter((r) => r.verdict === 'supported').length;
   const flagged = review.reviews.filter((r) => r.verdict === 'plan_as_fact').length;
   return (

@@ -1,5 +1,5 @@
 import { checkPlanPath } from '@/lib/policy';
-import type { RunView } from '@/lib/run-state';
+import type { RunState } from '@/lib/run-state';
 import { formatBytes, shortSha } from '../format';
 import { Code, Panel } from '../ui/panel';
 import type { CompareSide } from './side';
@@ -160,7 +160,7 @@ function FateCell({ fate }: { fate: FileFate }) {
   }
 }
 
-function fileRows(a: RunView, b: RunView): FileRow[] {
+function fileRows(a: RunState, b: RunState): FileRow[] {
   const fa = fates(a);
   const fb = fates(b);
   const paths = new Set([...fa.keys(), ...fb.keys()]);
@@ -175,7 +175,7 @@ function fileRows(a: RunView, b: RunView): FileRow[] {
 }
 
 /** By path: read wins over a failed attempt, which wins over a refusal (a later round may have fixed an earlier one). */
-function fates(view: RunView): Map<string, FileFate> {
+function fates(view: RunState): Map<string, FileFate> {
   const out = new Map<string, FileFate>();
   const cited = new Set((view.check?.claims ?? []).flatMap((c) => c.citations.filter((x) => x.verdict === 'valid').map((x) => normalise(x.path))));
   for (const round of view.rounds) {

@@ -1,4 +1,4 @@
-import type { RunView } from '@/lib/run-state';
+import type { RunState } from '@/lib/run-state';
 
 export type SideName = 'a' | 'b';
 
@@ -6,5 +6,5 @@ export type SideName = 'a' | 'b';
 export interface CompareSide {
   name: SideName;
   id: string;
-  view: RunView;
+  view: RunState;
 }

@@ -9,7 +9,7 @@ import { StatusBadge } from '../ui/status-badge';
 import type { EvalDetail } from '@/lib/eval';
 import { EvalChart } from './eval-chart';
 import { EvalItems } from './eval-items';
-import { EvalTable } from './eval-table';
+import { EvalSummaryTable } from './eval-summary-table';
 import { seriesOf } from './series';
 import { useEvalDetail } from './use-evals';
 
@@ -98,7 +98,7 @@ export function EvalView({ initial }: { initial: EvalDetail }) {
         </div>
       </section>
 
-      <EvalTable rows={evaluation.rows} series={series} />
+      <EvalSummaryTable rows={evaluation.rows} series={series} />
       <EvalChart rows={evaluation.rows} series={series} />
       <EvalItems items={evaluation.items} series={series} />
     </div>

@@ -1,6 +1,6 @@
 import type { RunEvent } from '../../lib/events';
 import { aggregateCalls, runDurationMs } from '../../lib/result';
-import type { RunView } from '../../lib/run-state';
+import type { RunState } from '../../lib/run-state';
 
 /** One readable line per event for the CLI's live view; null for events not worth a line. */
 export function progressLine(e: RunEvent): string | null {
@@ -54,7 +54,7 @@ export function progressLine(e: RunEvent): string | null {
 }
 
 /** The LLM call table and the closing summary, as in the second write-up's log. */
-export function summaryTable(view: RunView): string {
+export function summaryTable(view: RunState): string {
   const header = ['call', 'model', 'in chars', 'out chars', 'in tok', 'out tok', 'ms', 'done_reason'];
   const rows = view.llmCalls.map((c) => [
     c.call,

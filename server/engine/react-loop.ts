@@ -1,4 +1,4 @@
-import { actorJsonSchema, parseActorStep } from '../../lib/react';
+import { actorJsonSchema, parseActorStep } from '../../lib/actor-step';
 import type { Rejection } from '../../lib/events';
 import { validatePlan } from '../../lib/validator';
 import type { WorkspaceFile } from '../mcp/types';

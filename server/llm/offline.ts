@@ -2,7 +2,7 @@ import type { Answer, Claim } from '../../lib/answer';
 import { splitLines } from '../../lib/checker';
 import type { Plan } from '../../lib/plan';
 import { OFFLINE_MODEL } from '../config';
-import type { ActorStep } from '../../lib/react';
+import type { ActorStep } from '../../lib/actor-step';
 import { PLAN_MARKERS, type Review } from '../../lib/review';
 import { READ_FILE_TOOL, type GeneralPlan, type ReasoningOutcome } from '../../lib/general-plan';
 import type {

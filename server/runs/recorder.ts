@@ -1,5 +1,5 @@
 import type { NewRunEvent, RunEvent } from '../../lib/events';
-import { applyEvent, type RunView } from '../../lib/run-state';
+import { applyEvent, type RunState } from '../../lib/run-state';
 import type { PendingArtifact, RunStore } from '../store/run-store';
 
 export type EventListener = (event: RunEvent) => void;
@@ -11,7 +11,7 @@ export type EventListener = (event: RunEvent) => void;
  * ever sees an event that is not stored.
  */
 export class RunRecorder {
-  private state: RunView;
+  private state: RunState;
   /** Artifacts waiting for the next event, which refers to them and commits them with itself. */
   private pending: PendingArtifact[] = [];
 
@@ -19,12 +19,12 @@ export class RunRecorder {
     readonly runId: string,
     private readonly store: RunStore,
     private readonly onEvent: EventListener,
-    initial: RunView,
+    initial: RunState,
   ) {
     this.state = initial;
   }
 
-  get view(): RunView {
+  get view(): RunState {
     return this.state;
   }
 

@@ -3,7 +3,7 @@ import type { RunErrorCode } from '../../lib/codes';
 import type { PlanProfile, RunEvent, RunLimits, Strategy } from '../../lib/events';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { RunRequest } from '../../lib/run-request';
-import { emptyRun, foldRun, isTerminal, type RunView } from '../../lib/run-state';
+import { emptyRun, foldRun, isTerminal, type RunState } from '../../lib/run-state';
 import type { Config } from '../config';
 import { runAgent } from '../engine/run-loop';
 import { NO_EXTERNAL_TOOLS, type ExternalTools } from '../engine/tools';
@@ -22,8 +22,8 @@ interface LiveRun {
   controller: AbortController;
   /** Why the run is being stopped, once it is. */
   stopReason: 'cancelled' | 'timeout' | null;
-  done: Promise<RunView>;
-  settle: (view: RunView) => void;
+  done: Promise<RunState>;
+  settle: (view: RunState) => void;
   start: () => void;
 }
 
@@ -84,8 +84,8 @@ export class RunRegistry {
       ...(traceparent !== undefined && { traceparent }),
     });
 
-    let settle!: (view: RunView) => void;
-    const done = new Promise<RunView>((resolve) => (settle = resolve));
+    let settle!: (view: RunState) => void;
+    const done = new Promise<RunState>((resolve) => (settle = resolve));
     const live: LiveRun = {
       controller: new AbortController(),
       stopReason: null,
@@ -124,7 +124,7 @@ export class RunRegistry {
   }
 
   /** Resolves with the final state once the run ends. */
-  async waitFor(id: string): Promise<RunView> {
+  async waitFor(id: string): Promise<RunState> {
     const live = this.live.get(id);
     if (live) return live.done;
     return foldRun(this.store.events(id));
@@ -276,7 +276,7 @@ export class RunRegistry {
     }
   }
 
-  private retire(id: string, live: LiveRun, view: RunView): void {
+  private retire(id: string, live: LiveRun, view: RunState): void {
     this.live.delete(id);
     live.settle(view);
   }
@@ -291,7 +291,7 @@ function newRunId(): string {
   return `${Date.now().toString(36)}-${randomBytes(5).toString('hex')}`;
 }
 
-function lastReached(view: RunView): string {
+function lastReached(view: RunState): string {
   const round = view.rounds[view.rounds.length - 1];
   if (!round) return 'it had not planned yet';
   const step = [...round.steps].reverse().find((s) => s.status !== 'pending');

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import { RunEvent } from '../../lib/events';
 import type { RunSummary } from '../../lib/api';
 import type { PlanProfile, Strategy } from '../../lib/events';
-import type { RunStatus, RunView } from '../../lib/run-state';
+import type { RunStatus, RunState } from '../../lib/run-state';
 import { attemptsOf } from '../../lib/run-state';
 
 /** A run's row: the summary the list shows (a cache of the fold), plus who owns it. */
@@ -70,7 +70,7 @@ export class RunStore {
     this.insertArtifact = db.prepare(
       `INSERT OR REPLACE INTO artifacts (run_id, name, media_type, bytes, sha256, content) VALUES (?, ?, ?, ?, ?, ?)`,
     );
-    this.appendTransaction = db.transaction((runId: string, event: RunEvent, view: RunView, artifacts: readonly PendingArtifact[]) => {
+    this.appendTransaction = db.transaction((runId: string, event: RunEvent, view: RunState, artifacts: readonly PendingArtifact[]) => {
       for (const a of artifacts) this.insertArtifact.run(runId, a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer);
       this.insertEvent.run(runId, event.seq, event.at, event.type, JSON.stringify(event));
       const tokens = view.llmCalls.reduce(
@@ -107,7 +107,7 @@ export class RunStore {
    * together with the artifacts the event refers to (one commit instead of
    * one per artifact: commits are most of what the store costs a run).
    */
-  readonly append = (runId: string, event: RunEvent, view: RunView, artifacts: readonly PendingArtifact[] = []): void => {
+  readonly append = (runId: string, event: RunEvent, view: RunState, artifacts: readonly PendingArtifact[] = []): void => {
     this.appendTransaction(runId, event, view, artifacts);
   };
 

@@ -12,7 +12,7 @@ import { APP_ROOT, SAMPLE_WORKSPACE, startHarness, type Harness } from '../suppo
  * PLANSCOPE_WORKSPACE_ROOTS through the real runtime (registry, SQLite, MCP
  * bridge, the API's error mapping): a workspace outside the roots is refused
  * before any run exists; one inside them runs. The matrix of paths is in
- * test/reliability/workspace-roots.test.ts.
+ * test/reliability/workspace-root-paths.test.ts.
  */
 
 const TASK = 'How is the model endpoint configured?';

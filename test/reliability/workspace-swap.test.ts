@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../lib/events';
-import type { RunView } from '../../lib/run-state';
+import type { RunState } from '../../lib/run-state';
 import { loadConfig } from '../../server/config';
 import { BridgeError, connectBridge } from '../../server/mcp/bridge-client';
 import { directoryIdentity } from '../../server/mcp/workspace-identity';
@@ -157,7 +157,7 @@ function startRuntime(dataDir: string, env: Record<string, string> = {}): Runtim
 }
 
 /** Everything a run left behind, as one string. */
-function stored(runtime: Runtime, id: string, view: RunView): string {
+function stored(runtime: Runtime, id: string, view: RunState): string {
   return [JSON.stringify(runtime.store.events(id)), JSON.stringify(view), ...runtime.store.listArtifacts(id).map((a) => a.content)].join('\n');
 }
 
@@ -207,7 +207,7 @@ describe('a workspace swapped after its run was posted: one table, two moments',
   });
 
   /** Posts a run while another holds the only slot, swaps, then lets it start. */
-  async function whileQueued(c: Pick<SwapCase, 'name' | 'swap'>, t: Tree): Promise<{ id: string; view: RunView; bridgesBefore: number }> {
+  async function whileQueued(c: Pick<SwapCase, 'name' | 'swap'>, t: Tree): Promise<{ id: string; view: RunState; bridgesBefore: number }> {
     fake.setScript({ planner: [{ hang: true }, { content: plan('README.md', 'src/config.ts') }], synthesizer });
     const chats = chatRequests();
     const holder = runtime.registry.start({ task: 'hold the only run slot' });
@@ -228,7 +228,7 @@ describe('a workspace swapped after its run was posted: one table, two moments',
   }
 
   /** Swaps as soon as the first of two reads has finished, before the second begins. */
-  async function betweenReads(c: Pick<SwapCase, 'name' | 'swap'>, t: Tree): Promise<{ id: string; view: RunView; bridgesBefore: null }> {
+  async function betweenReads(c: Pick<SwapCase, 'name' | 'swap'>, t: Tree): Promise<{ id: string; view: RunState; bridgesBefore: null }> {
     fake.setScript({ planner: [{ content: plan('README.md', 'src/config.ts') }], synthesizer });
     const { id } = runtime.registry.start({ task: `swap between reads: ${c.name}`, workspace: t.ws });
     let swapped = false;

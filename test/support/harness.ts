@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlanProfile, RunEvent, Strategy } from '../../lib/events';
 import { toResult, type RunResult } from '../../lib/result';
-import type { RunView } from '../../lib/run-state';
+import type { RunState } from '../../lib/run-state';
 import { loadConfig } from '../../server/config';
 import type { WorkspaceBridge } from '../../server/mcp/types';
 import { resolveWorkspace } from '../../server/runs/workspace';
@@ -36,7 +36,7 @@ export interface RunOptions {
 
 export interface RunOutcome {
   id: string;
-  view: RunView;
+  view: RunState;
   result: RunResult;
   events: RunEvent[];
 }

@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
-import { observationsInOrder } from '@/components/run/observation-order';
-import { RunView } from '@/components/run/run-view';
-import { HEAD_MAX_BYTES, headOfText, type TextHead } from '@/components/run/text-head';
+import { observationsInOrder } from '@/components/run-page/observation-order';
+import { RunView } from '@/components/run-page/run-view';
+import { HEAD_MAX_BYTES, headOfText, type TextHead } from '@/components/run-page/text-head';
 import type { RunEvent } from '@/lib/events';
 import { foldRun } from '@/lib/run-state';
 import { getRuntime } from '@/server/runtime';

@@ -12,7 +12,7 @@ import { useEvalList } from './use-evals';
 export const EVAL_COMMAND = 'npm run eval -- --suite evals/sample-suite.json --model offline';
 
 /** Stored evaluations, newest first: what ran and how each model x strategy did overall. */
-export function EvalsTable({ initial }: { initial: EvalList }) {
+export function EvalListTable({ initial }: { initial: EvalList }) {
   const query = useEvalList(initial);
   const evals = query.data.evals;
 

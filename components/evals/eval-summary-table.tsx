@@ -13,7 +13,7 @@ import { percent, type SeriesLook } from './series';
  * The offline baseline's rows are the floor: each model's success rate shows
  * how far above or below the baseline's it is, for the same strategy and category.
  */
-export function EvalTable({ rows, series, aside }: { rows: EvalRow[]; series: SeriesLook[]; aside?: ReactNode }) {
+export function EvalSummaryTable({ rows, series, aside }: { rows: EvalRow[]; series: SeriesLook[]; aside?: ReactNode }) {
   const floor = new Map<string, number>();
   for (const row of rows) {
     const key = `${row.strategy}\u0000${row.category}`;

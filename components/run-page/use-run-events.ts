@@ -3,7 +3,7 @@
 import { useEffect, useReducer, useState } from 'react';
 import { SSE_END, SSE_RUN_EVENT } from '@/lib/api';
 import { RunEvent } from '@/lib/events';
-import { applyEvent, foldRun, isTerminal, type RunView } from '@/lib/run-state';
+import { applyEvent, foldRun, isTerminal } from '@/lib/run-state';
 
 export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'ended';
 
@@ -28,7 +28,7 @@ const RETRY_MAX_MS = 15_000;
  */
 export function useRunEvents(runId: string, initialEvents: readonly RunEvent[]) {
   const [view, dispatch] = useReducer(applyEvent, initialEvents, (events) => foldRun(events));
-  // Where the stream starts is fixed by what the server rendered with (RunView is keyed by run id).
+  // Where the stream starts is fixed by what the server rendered with (the run view is keyed by run id).
   const [start] = useState(() => ({ terminal: isTerminal(view.status), lastSeq: view.lastSeq }));
   const [connection, setConnection] = useState<ConnectionState>(start.terminal ? 'ended' : 'connecting');
   const [streamError, setStreamError] = useState<string | null>(null);
@@ -120,4 +120,3 @@ function parseEvent(data: string): RunEvent | null {
   }
 }
 
-export type { RunView };

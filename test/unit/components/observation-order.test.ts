@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { observationsInOrder } from '../../components/run/observation-order';
-import type { ObservationView } from '../../lib/run-state';
+import { observationsInOrder } from '../../../components/run-page/observation-order';
+import type { ObservationView } from '../../../lib/run-state';
 
 const obs = (path: string, round: number): ObservationView => ({
   path,

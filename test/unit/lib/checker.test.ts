@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Answer } from '../../lib/answer';
-import { checkAnswer } from '../../lib/checker';
+import type { Answer } from '../../../lib/answer';
+import { checkAnswer } from '../../../lib/checker';
 
 const CONFIG = [
   "export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RunEvent, type NewRunEvent } from '../../lib/events';
-import { toResult } from '../../lib/result';
-import { applyEvent, emptyRun, foldRun } from '../../lib/run-state';
+import { RunEvent, type NewRunEvent } from '../../../lib/events';
+import { toResult } from '../../../lib/result';
+import { applyEvent, emptyRun, foldRun } from '../../../lib/run-state';
 
 const LIMITS = { maxRounds: 2, maxSteps: 4, toolBudget: 16, runTimeoutMs: 1000, callTimeoutMs: 1000, maxFileBytes: 1000, stepConcurrency: 4, maxEvidenceChars: 1000, readAhead: false, synthesisRetries: 0 };
 const obs = (path: string, sha256: string) => ({ path, sha256, bytes: 10, lines: 2, mtimeMs: 1, artifact: `observation/${sha256}/${path}` });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validatePlan } from '../../lib/validator';
+import { validatePlan } from '../../../lib/validator';
 
 const planOf = (...paths: string[]) => ({ steps: paths.map((path) => ({ purpose: 'Read it', path })) });
 

@@ -2,7 +2,7 @@ import { memo } from 'react';
 import { formatCitation } from '@/lib/answer';
 import type { AnswerCheck, CheckedCitation, CheckedClaim, CitationVerdict } from '@/lib/checker';
 import type { ClaimReview } from '@/lib/review';
-import type { RunView } from '@/lib/run-state';
+import type { RunState } from '@/lib/run-state';
 import { citationChipClass } from '../ui/citation-chip';
 import { ClaimReviewNote } from '../ui/claim-review-note';
 import { ClaimRow } from '../ui/claim-row';
@@ -37,7 +37,7 @@ export const AnswerPanel = memo(function AnswerPanel({
 }: {
   answer: string | null;
   check: AnswerCheck | null;
-  review: RunView['review'];
+  review: RunState['review'];
   runLive: boolean;
   onOpenCitation: (citation: CheckedCitation) => void;
   onOpenCall: (call: string) => void;
@@ -85,7 +85,7 @@ function GroundingScore({ check }: { check: AnswerCheck }) {
   );
 }
 
-function ReviewFooter({ review, onOpenCall }: { review: NonNullable<RunView['review']>; onOpenCall: (call: string) => void }) {
+function ReviewFooter({ review, onOpenCall }: { review: NonNullable<RunState['review']>; onOpenCall: (call: string) => void }) {
   const agreed = review.reviews.filter((r) => r.verdict === 'supported').length;
   return (
     <p className="border-t border-zinc-200 px-3 py-1.5 text-[11px] text-zinc-600 dark:border-zinc-800 dark:text-zinc-400" data-testid="review-summary">

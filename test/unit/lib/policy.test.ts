@@ -10,7 +10,7 @@ import {
   MAX_PATH_CHARS,
   SHAPE_ONLY_POLICY,
   type PathPolicy,
-} from '../../lib/policy';
+} from '../../../lib/policy';
 
 /**
  * The path policy's table of cases. Keep it growing: every trick found
@@ -45,7 +45,7 @@ const cases: Array<[raw: string, expected: Expected, why: string]> = [
   ['', 'path_outside_workspace', 'empty'],
   ['   ', 'path_outside_workspace', 'whitespace only'],
   ['../etc/passwd', 'path_outside_workspace', 'parent traversal'],
-  ['../../etc/passwd', 'path_outside_workspace', 'double parent traversal'],
+  ['../../../etc/passwd', 'path_outside_workspace', 'double parent traversal'],
   ['src/../../x', 'path_outside_workspace', 'climbs above the root after going down'],
   ['..', 'path_outside_workspace', 'bare ..'],
   ['./../x', 'path_outside_workspace', './ then ..'],

@@ -3,7 +3,7 @@
 import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { aggregateCalls, runDurationMs, toResult } from '@/lib/result';
-import { attemptsOf, isTerminal, type RunView } from '@/lib/run-state';
+import { attemptsOf, isTerminal, type RunState } from '@/lib/run-state';
 import { fetchJson } from '../fetch-json';
 import { formatDuration, formatTimestamp, isoOf } from '../format';
 import { CopyButton } from '../ui/copy-button';
@@ -23,7 +23,7 @@ export function OutcomeHeader({
   traceUrl = null,
 }: {
   runId: string;
-  view: RunView;
+  view: RunState;
   connection: ConnectionState;
   /** The run's trace in the team's trace UI (PLANSCOPE_TRACE_URL), when there is one. */
   traceUrl?: string | null;

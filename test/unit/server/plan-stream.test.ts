@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planStepStream } from '../../server/engine/plan-stream';
+import { planStepStream } from '../../../server/engine/plan-stream';
 
 function feedInPieces(text: string, size: number) {
   const steps: unknown[] = [];

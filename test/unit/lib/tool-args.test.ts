@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { RejectionCode } from '../../lib/codes';
-import { checkGlob } from '../../lib/glob-policy';
-import { buildPathPolicy } from '../../lib/policy';
-import { checkToolArgs, MAX_ARG_DEPTH, MAX_ARG_VALUES, roleOfKey, type ArgRole } from '../../lib/tool-args';
+import type { RejectionCode } from '../../../lib/codes';
+import { checkGlob } from '../../../lib/glob-policy';
+import { buildPathPolicy } from '../../../lib/policy';
+import { checkToolArgs, MAX_ARG_DEPTH, MAX_ARG_VALUES, roleOfKey, type ArgRole } from '../../../lib/tool-args';
 
 const TOOL = { directories: true };
 const READ = { directories: false };
@@ -71,7 +71,7 @@ describe('checkToolArgs: every string at any depth', () => {
     ['array of strings', { paths: ['README.md', '.env.local'] }, 'path_denied'],
     ['array of objects', { files: [{ path: 'a.md' }, { path: 'certs/x.pem' }] }, 'path_denied'],
     ['nested arrays under a neutral key', { batches: [['a.md'], ['b.md', '/abs/secret']] }, 'path_outside_workspace'],
-    ['deep inside', { a: { b: { c: [{ d: { e: '../../x' } }] } } }, 'path_outside_workspace'],
+    ['deep inside', { a: { b: { c: [{ d: { e: '../../../x' } }] } } }, 'path_outside_workspace'],
     ['a key that names a file', { files: { '.env': true } }, 'path_denied'],
     // URLs.
     ['file:// absolute', { uri: 'file:///etc/passwd' }, 'path_outside_workspace'],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunRequest } from '../../lib/run-request';
+import { RunRequest } from '../../../lib/run-request';
 
 /** The fields of a run request as the API, the form and the CLI send them. */
 describe('RunRequest maxRounds takes whole numbers only', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headOfText } from '../../components/run/text-head';
+import { headOfText } from '../../../components/run-page/text-head';
 
 describe('headOfText', () => {
   it('is the whole text, complete, when it has no more lines than asked for', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskHost, maskSecret, maskUrlsInText } from '../../lib/mask';
+import { maskHost, maskSecret, maskUrlsInText } from '../../../lib/mask';
 
 describe('maskHost', () => {
   it('leaves a host without credentials exactly as given', () => {

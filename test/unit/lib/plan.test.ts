@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePlan, planJsonSchema } from '../../lib/plan';
+import { parsePlan, planJsonSchema } from '../../../lib/plan';
 
 const step = (path: string, purpose = 'Read it') => ({ purpose, path });
 
