@@ -15,6 +15,7 @@ import {
 } from './bridge-protocol';
 import type { BridgeOutcome, FileRead, FileStat, WorkspaceBridge, WorkspaceFile } from './types';
 import { McpSession, errorMessage, type SessionDown, type StartFailure } from './session';
+import { BRIDGE_BUNDLE, buildState } from '../bundles.mjs';
 import { traceMeta } from '../telemetry/trace-context';
 
 export interface BridgeConnectOptions {
@@ -64,7 +65,13 @@ export async function connectBridge(options: BridgeConnectOptions): Promise<McpW
   return bridge;
 }
 
-/** How the bridge server is started: the bundle under plain node if it was built, else the TypeScript entry under tsx. */
+/**
+ * How the bridge server is started: the bundle under plain node while it is
+ * newer than its sources, else the TypeScript entry under tsx, so an edited
+ * tree never runs a stale bridge. A bundle that looks stale is still used
+ * where tsx is not installed (an install without dev dependencies), since
+ * nothing else could start the bridge there.
+ */
 export function bridgeCommand(options: BridgeConnectOptions): { command: string; args: string[]; cwd: string } {
   const flags = [
     '--max-file-bytes',
@@ -80,10 +87,11 @@ export function bridgeCommand(options: BridgeConnectOptions): { command: string;
     ...(options.allowHardLinks ? ['--allow-hard-links'] : []),
   ];
   const workspace = path.resolve(options.workspace);
-  const bundle = path.join(options.appRoot, 'dist', 'bridge.mjs');
-  const entry = existsSync(bundle)
-    ? [bundle]
-    : ['--import', 'tsx', path.join(options.appRoot, 'server', 'mcp', 'bridge-main.ts')];
+  const bundle = buildState(options.appRoot, BRIDGE_BUNDLE.outfile, BRIDGE_BUNDLE.sources);
+  const useBundle = bundle.built && (!bundle.stale || !existsSync(path.join(options.appRoot, 'node_modules', 'tsx')));
+  const entry = useBundle
+    ? [path.join(options.appRoot, BRIDGE_BUNDLE.outfile)]
+    : ['--import', 'tsx', path.join(options.appRoot, BRIDGE_BUNDLE.entry)];
   // cwd = appRoot so that `--import tsx` resolves from planscope's node_modules.
   return { command: process.execPath, args: [...entry, ...flags, '--', workspace], cwd: options.appRoot };
 }
