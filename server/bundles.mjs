@@ -55,8 +55,9 @@ export const CLI_BUNDLE = {
  * Whether `artifact` is missing or older than one of `sources` (all relative
  * to `root`, or absolute). Sources that do not exist are skipped: a bundle
  * copied into a directory without its sources counts as fresh. Stops at the
- * first newer file; a fresh bridge bundle costs a stat of each of its ~40
- * sources, well under a millisecond.
+ * first newer file; a fresh bridge bundle costs a stat of each of its ~35
+ * sources, about half a millisecond on a busy 2-core machine, against the
+ * ~100 ms of spawning the bridge.
  * @param {string} root
  * @param {string} artifact
  * @param {readonly string[]} sources
