@@ -10,10 +10,12 @@
  *     as it ran before it was bundled.
  * And `npm start` on a built tree until the first page is served.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildState } from './lib/build-state';
+import { buildBridge } from '../scripts/build-bridge.mjs';
+import { bundleCli } from '../scripts/build-cli.mjs';
+import { dashboardBuildState } from '../scripts/ensure-build.mjs';
+import { BRIDGE_BUNDLE, buildState } from '../server/bundles.mjs';
 import { snapshotBuild } from './lib/next-server';
 import { APP_ROOT, removeDir, tempDir } from './lib/paths';
 import { freePort, isCompleteJson, timeProcess, waitFor, type Timed } from './lib/proc';
@@ -27,13 +29,9 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const cliBundle = path.join(APP_ROOT, 'dist', 'cli.mjs');
 const skipped: string[] = [];
 
-// The bridge bundle must exist, or every spawn goes through tsx.
-if (!fs.existsSync(path.join(APP_ROOT, 'dist', 'bridge.mjs'))) {
-  const built = spawnSync(npm, ['run', 'build:bridge'], { cwd: APP_ROOT, stdio: 'inherit' });
-  if (built.status !== 0) throw new Error('npm run build:bridge failed');
-}
-const bundled = spawnSync(process.execPath, [path.join(APP_ROOT, 'scripts', 'build-cli.mjs'), '--outfile', cliBundle], { cwd: APP_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-if (bundled.status !== 0) throw new Error('bundling the CLI failed');
+// The bridge bundle must be fresh, or every spawn goes through tsx.
+if (buildState(APP_ROOT, BRIDGE_BUNDLE.outfile, BRIDGE_BUNDLE.sources).stale) await buildBridge();
+await bundleCli(cliBundle);
 
 const dataDir = tempDir('cold');
 const env = { ...process.env, PLANSCOPE_DATA_DIR: dataDir, PLANSCOPE_MODEL: 'offline', NEXT_TELEMETRY_DISABLED: '1' };
@@ -63,7 +61,7 @@ try {
 
   // npm start -> first page, on a private copy of the build (lib/next-server.ts): someone else's rebuild
   // must not pull .next/ away mid-measurement, and in the copy `npm start` finds nothing to rebuild.
-  const state = buildState();
+  const state = dashboardBuildState();
   const starts: number[] = [];
   let startVariant = 'npm start';
   if (!state.built) {

@@ -10,8 +10,9 @@
  * a 200 ms model (wall - model time), and peak RSS of the process.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
 import readline from 'node:readline';
-import { bundle } from './lib/bundle';
+import { bundle } from '../scripts/bundle.mjs';
 import { startExternalFake } from './lib/fake';
 import { APP_ROOT } from './lib/paths';
 import { atMost, benchArgs, info, log, writeOutput } from './lib/report';
@@ -59,8 +60,10 @@ async function runOne(runner: Runner, delayMs: number): Promise<RunReply> {
   return (await runner.next()) as unknown as RunReply;
 }
 
-const oursBundle = await bundle('bench/peers/runner-ours.ts', 'runner-ours');
-const peerBundle = await bundle('bench/peers/runner-langgraph.ts', 'runner-langgraph');
+/** A runner bundled under bench/.cache/ and run under plain node: no TypeScript loader in the measured process. */
+const runnerBundle = (name: string) => bundle({ entry: path.join(APP_ROOT, 'bench', 'peers', `${name}.ts`), outfile: path.join(APP_ROOT, 'bench', '.cache', `${name}.mjs`) });
+const oursBundle = await runnerBundle('runner-ours');
+const peerBundle = await runnerBundle('runner-langgraph');
 const fake = await startExternalFake();
 // Quick mode (a smoke test) leaves the MemorySaver variant out.
 const runners = [

@@ -21,13 +21,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RunEvent } from '../lib/events';
 import { applyEvent, emptyRun, type RunState } from '../lib/run-state';
-import { buildState } from './lib/build-state';
 import { startExternalFake, type ExternalFake } from './lib/fake';
 import { routeJs } from './lib/js-size';
 import { snapshotBuild, startNext, type NextServer } from './lib/next-server';
 import { copyWorkspace, removeDir, tempDir } from './lib/paths';
 import { atMost, benchArgs, info, log, writeOutput, type Figure } from './lib/report';
 import { benchRuntime } from './lib/runtime';
+import { dashboardBuildState } from '../scripts/ensure-build.mjs';
 import { ANSWER, planText, REVIEW, straightScript, TASK } from './lib/scenario';
 import { round, roundSummary, summarize } from './lib/stats';
 
@@ -41,7 +41,7 @@ const figures: Figure[] = [];
 const details: Record<string, unknown> = {};
 const skipped: string[] = [];
 
-const state = buildState();
+const state = dashboardBuildState();
 if (!state.built) {
   skipped.push('dashboard and streaming: no production build (.next/BUILD_ID or dist/bridge.mjs missing); `npm run build`, then `npm run bench`');
   finish();

@@ -20,6 +20,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { buildBridge } from '../scripts/build-bridge.mjs';
+import { dashboardBuildState } from '../scripts/ensure-build.mjs';
+import { BRIDGE_BUNDLE, buildState } from '../server/bundles.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -78,7 +81,7 @@ const t0 = performance.now();
 process.stderr.write(`planscope bench${quick ? ' (quick: smoke test, figures not meaningful)' : ''}: ${selected.map((m) => m.name).join(', ')}\n`);
 process.stderr.write(`  ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, node ${process.version}\n`);
 
-prepareBridge();
+await prepareBridge();
 if (selected.some((m) => m.name === 'web')) prepareDashboard();
 
 // Quick mode runs three measurements at a time (timings do not matter there); a full run, one at a time.
@@ -157,18 +160,14 @@ function runMeasurement(m) {
   });
 }
 
-/** The engine spawns dist/bridge.mjs when it exists: make sure it is there and built from the current sources. */
-function prepareBridge() {
-  const bundle = path.join(root, 'dist', 'bridge.mjs');
-  const sources = ['server/mcp', 'lib'].map((d) => path.join(root, d));
-  const newest = Math.max(...sources.flatMap((d) => fs.readdirSync(d, { recursive: true }).map((f) => fs.statSync(path.join(d, f)).mtimeMs)));
-  const exists = fs.existsSync(bundle);
-  if (exists && (quick || fs.statSync(bundle).mtimeMs >= newest)) return;
-  // Built aside and renamed into place: anything spawning the bridge meanwhile sees the old file or the new one, never half of one.
-  const tmp = path.join(root, 'dist', `.bridge-${process.pid}.mjs`);
-  const built = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-bridge.mjs'), '--outfile', tmp], { cwd: root, stdio: 'inherit' });
-  if (built.status !== 0) fail('building dist/bridge.mjs failed');
-  fs.renameSync(tmp, bundle);
+/** The engine spawns dist/bridge.mjs only while it is newer than its sources: make sure it is, or the measured bridge runs under tsx. */
+async function prepareBridge() {
+  if (!buildState(root, BRIDGE_BUNDLE.outfile, BRIDGE_BUNDLE.sources).stale) return;
+  try {
+    await buildBridge();
+  } catch (error) {
+    fail(`building dist/bridge.mjs failed: ${error.message}`);
+  }
 }
 
 /**
@@ -184,8 +183,7 @@ function prepareDashboard() {
     if (waited > 300) return;
     spawnSync('sleep', ['5']);
   }
-  const check = spawnSync(process.execPath, ['--import', 'tsx', '-e', "import('./bench/lib/build-state.ts').then(m => process.stdout.write(JSON.stringify(m.buildState())))"], { cwd: root, encoding: 'utf8' });
-  const state = check.status === 0 ? JSON.parse(check.stdout) : { built: false, stale: true };
+  const state = dashboardBuildState();
   if (state.built && !state.stale) return;
   process.stderr.write(`  building the dashboard first (${state.built ? `sources newer than the build: ${state.newer}` : 'no build yet'})…\n`);
   // The build's own output goes to stderr with the rest of the progress: stdout is the table.

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * `npm run planscope`: runs the bundled CLI (dist/cli.mjs) in this same
  * process, rebuilding the bundle first when it is missing or older than the
@@ -8,24 +9,14 @@
  *   node scripts/planscope.mjs run "<task>" [--json] ...
  *   (PLANSCOPE_CLI_BUNDLE: where the bundle lives; default dist/cli.mjs)
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { buildState, CLI_BUNDLE } from '../server/bundles.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
-const bundle = path.resolve(root, process.env.PLANSCOPE_CLI_BUNDLE ?? path.join('dist', 'cli.mjs'));
+const bundle = path.resolve(root, process.env.PLANSCOPE_CLI_BUNDLE ?? CLI_BUNDLE.outfile);
 
-function newestSource() {
-  let newest = 0;
-  for (const dir of ['server', 'lib']) {
-    for (const entry of fs.readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })) {
-      if (entry.isFile()) newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
-    }
-  }
-  return newest;
-}
-
-if (!fs.existsSync(bundle) || fs.statSync(bundle).mtimeMs < newestSource()) {
+if (buildState(root, bundle, CLI_BUNDLE.sources).stale) {
   const { bundleCli } = await import('./build-cli.mjs');
   await bundleCli(bundle);
 }

@@ -9,7 +9,7 @@ import { freePort, waitFor } from './proc';
  * another `npm run build` (the e2e runner rebuilds a stale tree) replaces
  * .next/ under a running `next start`, whose pages then fail to load their
  * chunks. The copy holds .next/ without its caches, the config, scripts/
- * and the bridge bundle; node_modules, public/ and the sample workspace are
+ * (with server/bundles.mjs) and the bridge bundle; node_modules, public/ and the sample workspace are
  * links.
  */
 export interface BuildSnapshot {
@@ -35,8 +35,10 @@ export function snapshotBuild(): BuildSnapshot {
     for (const file of ['package.json', 'next.config.js', 'next.config.mjs', 'next.config.ts']) {
       if (fs.existsSync(path.join(APP_ROOT, file))) fs.copyFileSync(path.join(APP_ROOT, file), path.join(dir, file));
     }
-    // scripts/ for `npm start` (start.mjs, ensure-build.mjs): in the copy there are no sources, so it never rebuilds.
+    // scripts/ for `npm start` (start.mjs, ensure-build.mjs, and server/bundles.mjs that it imports): in the copy there are no sources, so it never rebuilds.
     fs.cpSync(path.join(APP_ROOT, 'scripts'), path.join(dir, 'scripts'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'server'));
+    fs.cpSync(path.join(APP_ROOT, 'server', 'bundles.mjs'), path.join(dir, 'server', 'bundles.mjs'), { preserveTimestamps: true });
     fs.mkdirSync(path.join(dir, 'dist'));
     fs.copyFileSync(path.join(APP_ROOT, 'dist', 'bridge.mjs'), path.join(dir, 'dist', 'bridge.mjs'));
     for (const link of ['node_modules', 'public', 'sample-workspace']) {

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { StepErrorCode } from '../../lib/codes';
@@ -13,10 +12,10 @@ import {
   parseToolFailure,
   ReadFileResult,
   StatFileResult,
-  type ToolFailure,
 } from './bridge-protocol';
 import type { BridgeOutcome, FileRead, FileStat, WorkspaceBridge, WorkspaceFile } from './types';
-import { TextTail } from './text-tail';
+import { McpSession, errorMessage, type SessionDown, type StartFailure } from './session';
+import { BRIDGE_BUNDLE, buildState } from '../bundles.mjs';
 import { traceMeta } from '../telemetry/trace-context';
 
 export interface BridgeConnectOptions {
@@ -51,12 +50,9 @@ export class BridgeError extends Error {
   }
 }
 
-const CLIENT_INFO = { name: 'planscope', version: '0.1.0' };
 const DEFAULT_CALL_TIMEOUT_MS = 30_000;
-/** Spawn plus initialize: ~0.4 s bundled, ~0.9 s under tsx (STACK.md); generous for a loaded machine. */
+/** Spawn plus initialize: ~0.1 s bundled, ~0.4 s under tsx on an idle machine; generous for a loaded one. */
 const CONNECT_TIMEOUT_MS = 20_000;
-/** How much of the server's stderr we keep for error messages. */
-const SERVER_LOG_CHARS = 16 * 1024;
 
 /**
  * Spawns the workspace bridge and connects an MCP client to it over stdio.
@@ -69,7 +65,13 @@ export async function connectBridge(options: BridgeConnectOptions): Promise<McpW
   return bridge;
 }
 
-/** How the bridge server is started: the bundle under plain node if it was built, else the TypeScript entry under tsx. */
+/**
+ * How the bridge server is started: the bundle under plain node while it is
+ * newer than its sources, else the TypeScript entry under tsx, so an edited
+ * tree never runs a stale bridge. A bundle that looks stale is still used
+ * where tsx is not installed (an install without dev dependencies), since
+ * nothing else could start the bridge there.
+ */
 export function bridgeCommand(options: BridgeConnectOptions): { command: string; args: string[]; cwd: string } {
   const flags = [
     '--max-file-bytes',
@@ -85,39 +87,36 @@ export function bridgeCommand(options: BridgeConnectOptions): { command: string;
     ...(options.allowHardLinks ? ['--allow-hard-links'] : []),
   ];
   const workspace = path.resolve(options.workspace);
-  const bundle = path.join(options.appRoot, 'dist', 'bridge.mjs');
-  const entry = existsSync(bundle)
-    ? [bundle]
-    : ['--import', 'tsx', path.join(options.appRoot, 'server', 'mcp', 'bridge-main.ts')];
+  const bundle = buildState(options.appRoot, BRIDGE_BUNDLE.outfile, BRIDGE_BUNDLE.sources);
+  const useBundle = bundle.built && (!bundle.stale || !existsSync(path.join(options.appRoot, 'node_modules', 'tsx')));
+  const entry = useBundle
+    ? [path.join(options.appRoot, BRIDGE_BUNDLE.outfile)]
+    : ['--import', 'tsx', path.join(options.appRoot, BRIDGE_BUNDLE.entry)];
   // cwd = appRoot so that `--import tsx` resolves from planscope's node_modules.
   return { command: process.execPath, args: [...entry, ...flags, '--', workspace], cwd: options.appRoot };
-}
-
-interface BridgeSession {
-  client: Client;
-  transport: StdioClientTransport;
-  alive: boolean;
 }
 
 export class McpWorkspaceBridge implements WorkspaceBridge {
   readonly workspace: string;
   private readonly counts: Record<string, number> = {};
   private readonly callTimeoutMs: number;
-  private readonly serverLogTail = new TextTail(SERVER_LOG_CHARS);
-  private current: BridgeSession | null = null;
-  private reconnecting: Promise<BridgeSession | ToolFailure> | null = null;
-  private closed = false;
-  private restarts = 0;
+  private readonly session: McpSession;
 
-  constructor(private readonly options: BridgeConnectOptions) {
+  constructor(options: BridgeConnectOptions) {
     this.workspace = path.resolve(options.workspace);
     this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    this.session = new McpSession({
+      target: () => ({ transport: 'stdio', ...bridgeCommand(options), maxMessageBytes: replyBufferBytes(options.maxFileBytes) }),
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      // One attempt per call that finds it dead (see McpSession.revive), for as long as it is used.
+      maxRestarts: Infinity,
+    });
   }
 
   /** Spawns and connects the first server; `connectBridge` calls it once. */
   async start(): Promise<void> {
-    if (this.current || this.closed) throw new Error('the workspace bridge was already started');
-    this.current = await this.openSession();
+    const failure = await this.session.start();
+    if (failure) throw new Error(this.startFailureMessage(failure));
   }
 
   async listFiles(): Promise<WorkspaceFile[]> {
@@ -140,31 +139,26 @@ export class McpWorkspaceBridge implements WorkspaceBridge {
 
   /** Whether the server process is up right now (a dead one is restarted by the next call). */
   get connected(): boolean {
-    return this.current?.alive === true;
+    return this.session.connected;
   }
 
   /** The server process id, for diagnostics and tests. */
   get serverPid(): number | null {
-    return this.current?.transport.pid ?? null;
+    return this.session.pid;
   }
 
   /** How many times a dead server was replaced. */
   get restartCount(): number {
-    return this.restarts;
+    return this.session.restartCount;
   }
 
   /** The tail of the server's stderr (it is piped here, never to the terminal). */
   serverLog(): string {
-    return this.serverLogTail.text();
+    return this.session.stderr();
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.reconnecting;
-    const session = this.current;
-    this.current = null;
-    if (session) await closeSession(session);
+  close(): Promise<void> {
+    return this.session.close();
   }
 
   private async invoke<S extends z.ZodType>(
@@ -173,20 +167,20 @@ export class McpWorkspaceBridge implements WorkspaceBridge {
     schema: S,
   ): Promise<BridgeOutcome<z.infer<S>>> {
     this.counts[tool] = (this.counts[tool] ?? 0) + 1;
-    // A live session is used without an await, so the request is written to the
+    // A live connection is used without an await, so the request is written to the
     // pipe now: concurrent steps reach the server before the next step's event is committed.
-    const session = this.current?.alive && !this.closed ? this.current : await this.liveSession();
-    if (!('client' in session)) return { ok: false, ...session };
+    const client = this.session.client ?? (await this.session.revive());
+    if (!(client instanceof Client)) return { ok: false, code: 'tool_error', message: this.unavailableMessage(client) };
 
     let raw: unknown;
     try {
       // `_meta.traceparent`: a bridge that traces joins the run's trace.
-      raw = await session.client.callTool({ name: tool, arguments: args, ...traceMeta() }, CallToolResultSchema, {
+      raw = await client.callTool({ name: tool, arguments: args, ...traceMeta() }, CallToolResultSchema, {
         timeout: this.callTimeoutMs,
       });
     } catch (error) {
       // Transport died mid-call, timeout, protocol error: the step failed, the run goes on.
-      return { ok: false, code: 'tool_error', message: `${tool} call failed: ${describe(error)}` };
+      return { ok: false, code: 'tool_error', message: `${tool} call failed: ${errorMessage(error)}` };
     }
     const result = CallToolResultSchema.safeParse(raw);
     if (!result.success) return { ok: false, code: 'tool_error', message: `${tool} returned a malformed result` };
@@ -199,79 +193,25 @@ export class McpWorkspaceBridge implements WorkspaceBridge {
     return { ok: true, value: value.data };
   }
 
-  /**
-   * The open session, or one fresh attempt to replace a dead one. Concurrent
-   * calls share that attempt, and each call triggers at most one, so a
-   * server that cannot start costs one spawn per call, never a loop.
-   */
-  private async liveSession(): Promise<BridgeSession | ToolFailure> {
-    if (this.closed) return { code: 'tool_error', message: 'the workspace bridge is closed' };
-    if (this.current?.alive) return this.current;
-    this.reconnecting ??= this.reconnect().finally(() => {
-      this.reconnecting = null;
-    });
-    return this.reconnecting;
+  private startFailureMessage(failure: StartFailure): string {
+    if (failure.kind === 'cancelled') return 'the workspace bridge is closed';
+    const log = this.session.stderr().trim();
+    return `could not start the workspace bridge: ${failure.reason}${log ? `\n${log}` : ''}`;
   }
 
-  private async reconnect(): Promise<BridgeSession | ToolFailure> {
-    const dead = this.current;
-    this.current = null;
-    if (dead) await closeSession(dead);
-    try {
-      const session = await this.openSession();
-      if (this.closed) {
-        await closeSession(session);
-        return { code: 'tool_error', message: 'the workspace bridge is closed' };
-      }
-      this.current = session;
-      this.restarts += 1;
-      return session;
-    } catch (error) {
-      return { code: 'tool_error', message: `the workspace bridge stopped and could not be restarted: ${describe(error)}` };
+  /** Why a call found no server to ask. */
+  private unavailableMessage(down: SessionDown): string {
+    switch (down.kind) {
+      case 'closed':
+        return 'the workspace bridge is closed';
+      case 'never_connected':
+        return 'the workspace bridge was never started';
+      case 'restart_limit':
+        return `the workspace bridge stopped and was restarted ${down.restarts} times already`;
+      case 'restart_failed':
+        return `the workspace bridge stopped and could not be restarted: ${this.startFailureMessage(down.failure)}`;
     }
   }
-
-  private async openSession(): Promise<BridgeSession> {
-    const { command, args, cwd } = bridgeCommand(this.options);
-    const transport = new StdioClientTransport({
-      command,
-      args,
-      cwd,
-      // Explicit, and only the SDK's safe default set (HOME, PATH, ...): the
-      // bridge needs no secrets, so none of ours are handed to it.
-      env: getDefaultEnvironment(),
-      stderr: 'pipe',
-      maxBufferSize: replyBufferBytes(this.options.maxFileBytes),
-    });
-    // Always drained, or a chatty server would block on a full pipe.
-    transport.stderr?.on('data', (chunk: unknown) => this.serverLogTail.append(String(chunk)));
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
-    const session: BridgeSession = { client, transport, alive: true };
-    client.onclose = () => {
-      session.alive = false;
-    };
-    try {
-      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
-    } catch (error) {
-      session.alive = false;
-      await closeSession(session);
-      const log = this.serverLogTail.text().trim();
-      throw new Error(`could not start the workspace bridge: ${describe(error)}${log ? `\n${log}` : ''}`);
-    }
-    return session;
-  }
-}
-
-/** Closes the client, which ends the child's stdin and, if it lingers, terminates it. */
-async function closeSession(session: BridgeSession): Promise<void> {
-  session.alive = false;
-  await session.client.close().catch((error: unknown) => {
-    process.stderr.write(`[bridge-client] closing the bridge failed: ${describe(error)}\n`);
-  });
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

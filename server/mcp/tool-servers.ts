@@ -1,12 +1,9 @@
-import { stat } from 'node:fs/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { validateToolName } from '@modelcontextprotocol/sdk/shared/toolNameValidation.js';
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerStatus, McpTool } from '../../lib/api';
 import { isHttpServer, type ServerConfig } from './servers-config';
-import { TextTail } from './text-tail';
+import { errorMessage, McpSession, type Deadline, type McpServerTarget, type StartFailure } from './session';
 import { traceMeta } from '../telemetry/trace-context';
 
 export type { HttpServerConfig, ServerConfig, StdioServerConfig } from './servers-config';
@@ -56,19 +53,12 @@ export const MAX_TOOLS_PER_SERVER = 100;
 export const MAX_DESCRIPTION_CHARS = 2000;
 /** Largest input schema (serialised) a tool may declare; a larger one leaves the tool out. */
 export const MAX_INPUT_SCHEMA_CHARS = 32 * 1024;
-/** Tool names the spec allows (2025-11-25: 1–128 of A–Z a–z 0–9 _ - .). Others are left out. */
-const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 /** Pages of tools/list followed before giving up on the rest. */
 const MAX_LIST_PAGES = 10;
-/** stderr kept per stdio server, and how much of it goes into an error message. */
-const STDERR_KEEP_CHARS = 16 * 1024;
+/** How much of a stdio server's stderr goes into an error message. */
 const STDERR_IN_ERROR_CHARS = 2000;
-/** How long a child may take to exit after being asked before it is killed. */
-const EXIT_GRACE_MS = 2000;
 /** Restarts of a server that stopped after it had worked; then it stays failed. */
 const MAX_RESTARTS = 5;
-
-const CLIENT_INFO = { name: 'planscope', version: '0.1.0' };
 
 export async function connectToolServers(
   config: { servers: Record<string, ServerConfig> },
@@ -122,26 +112,11 @@ class ToolServerSet implements ToolServers {
   }
 }
 
-interface Session {
-  client: Client;
-  transport: Transport;
-  /** The child's pid (stdio), kept for making sure it is gone on close. */
-  pid: number | null;
-  alive: boolean;
-}
-
 class ServerConnection {
   readonly transportKind: 'stdio' | 'http';
-  private session: Session | null = null;
+  private readonly session: McpSession;
   private tools: ToolDescriptor[] = [];
   private error: string | null = 'not started';
-  private everConnected = false;
-  private restarts = 0;
-  private reconnecting: Promise<Session | string> | null = null;
-  private closed = false;
-  private readonly stderrTail = new TextTail(STDERR_KEEP_CHARS);
-  /** Sessions being opened, so that close() can end them too. */
-  private readonly opening = new Set<Session>();
 
   constructor(
     readonly name: string,
@@ -149,10 +124,23 @@ class ServerConnection {
     private readonly options: ToolServersOptions,
   ) {
     this.transportKind = isHttpServer(config) ? 'http' : 'stdio';
+    this.session = new McpSession({
+      target: () => targetOf(config),
+      connectTimeoutMs: options.connectTimeoutMs,
+      maxRestarts: MAX_RESTARTS,
+      ...(options.signal ? { signal: options.signal } : {}),
+      prepare: async (client, deadline) => {
+        this.tools = await this.listTools(client, deadline);
+      },
+      onDisconnect: () => {
+        const log = this.stderrLog();
+        this.error = `the server stopped (its connection closed)${log ? `\n${log}` : ''}`;
+      },
+    });
   }
 
   get connected(): boolean {
-    return this.session?.alive === true;
+    return this.session.connected;
   }
 
   status(): ServerStatus {
@@ -172,19 +160,15 @@ class ServerConnection {
 
   /** The first connection; never rejects (a failure is recorded in the status). */
   async start(): Promise<void> {
-    const outcome = await this.open();
-    if (typeof outcome === 'string') {
-      this.error = outcome;
-      return;
-    }
-    this.everConnected = true;
+    const failure = await this.session.start();
+    this.error = failure ? this.startFailureMessage(failure) : null;
   }
 
   async call(toolName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolCallOutcome> {
     const qualified = `${this.name}.${toolName}`;
     if (signal?.aborted) return toolError(`${qualified} was not called: cancelled`);
-    const session = await this.liveSession();
-    if (typeof session === 'string') return toolError(`${qualified} cannot be called: ${session}`);
+    const client = await this.liveClient();
+    if (typeof client === 'string') return toolError(`${qualified} cannot be called: ${client}`);
     const tool = this.tools.find((t) => t.name === toolName);
     if (!tool) {
       return toolError(`${quote(qualified)} is not a tool of server ${this.name} (its tools: ${this.tools.map((t) => t.name).join(', ') || 'none'})`);
@@ -193,7 +177,7 @@ class ServerConnection {
     let result: CallToolResult;
     try {
       // `_meta.traceparent`: a server that traces joins the run's trace.
-      result = (await session.client.callTool({ name: toolName, arguments: args, ...traceMeta() }, CallToolResultSchema, {
+      result = (await client.callTool({ name: toolName, arguments: args, ...traceMeta() }, CallToolResultSchema, {
         timeout: this.options.callTimeoutMs,
         maxTotalTimeout: this.options.callTimeoutMs,
         ...(signal ? { signal } : {}),
@@ -208,106 +192,29 @@ class ServerConnection {
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    const sessions = [...this.opening];
-    if (this.session) sessions.push(this.session);
-    this.session = null;
-    await Promise.all(sessions.map((s) => endSession(s)));
-    await this.reconnecting;
+    await this.session.close();
     this.error = 'closed';
   }
 
   /**
-   * The open session, or, for a server that worked and then stopped, one
-   * shared attempt to start it again (at most MAX_RESTARTS in all). A server
-   * that never connected stays failed: its error says why.
+   * The connected client, or, for a server that worked and then stopped,
+   * one shared attempt to start it again (at most MAX_RESTARTS in all); else
+   * why not. A server that never connected stays failed: its error says why.
    */
-  private async liveSession(): Promise<Session | string> {
-    if (this.closed) return 'the tool servers are closed';
-    if (this.session?.alive) return this.session;
-    if (!this.everConnected) return `server ${this.name} is not connected: ${this.error ?? 'unknown reason'}`;
-    if (this.restarts >= MAX_RESTARTS && !this.reconnecting) {
-      return `server ${this.name} stopped and was restarted ${MAX_RESTARTS} times already: ${this.error ?? ''}`.trim();
+  private async liveClient(): Promise<Client | string> {
+    const outcome = await this.session.revive();
+    if (outcome instanceof Client) return outcome;
+    switch (outcome.kind) {
+      case 'closed':
+        return 'the tool servers are closed';
+      case 'never_connected':
+        return `server ${this.name} is not connected: ${this.error ?? 'unknown reason'}`;
+      case 'restart_limit':
+        return `server ${this.name} stopped and was restarted ${outcome.restarts} times already: ${this.error ?? ''}`.trim();
+      case 'restart_failed':
+        this.error = `stopped, and could not be restarted: ${this.startFailureMessage(outcome.failure)}`;
+        return this.error;
     }
-    this.reconnecting ??= this.reconnect().finally(() => {
-      this.reconnecting = null;
-    });
-    return this.reconnecting;
-  }
-
-  private async reconnect(): Promise<Session | string> {
-    this.restarts += 1;
-    const dead = this.session;
-    this.session = null;
-    if (dead) await endSession(dead);
-    const outcome = await this.open();
-    if (typeof outcome === 'string') {
-      this.error = `stopped, and could not be restarted: ${outcome}`;
-      return this.error;
-    }
-    return outcome;
-  }
-
-  /**
-   * Spawns or connects, initializes and lists the tools, all within
-   * connectTimeoutMs. On success the session and tools are current; on
-   * failure the child is ended and the reason returned.
-   */
-  private async open(): Promise<Session | string> {
-    if (this.closed || this.options.signal?.aborted) return 'start-up was cancelled';
-    let session: Session | null = null;
-    const deadline = new Deadline(this.options.connectTimeoutMs, this.options.signal);
-    try {
-      const transport = await this.createTransport();
-      const client = new Client(CLIENT_INFO, { capabilities: {} });
-      session = { client, transport, pid: null, alive: true };
-      const current = session;
-      this.opening.add(current);
-      client.onclose = () => this.onSessionClosed(current);
-      // Stdio spawns synchronously inside connect(): the pid is known from here on.
-      const connecting = client.connect(transport, { timeout: this.options.connectTimeoutMs });
-      if (transport instanceof StdioClientTransport) current.pid = transport.pid;
-      await deadline.race(connecting, 'initialize');
-      const tools = await this.listTools(client, deadline);
-      if (this.closed) throw new Error('closed while connecting');
-      if (!current.alive) throw new Error('the connection closed right after start-up');
-      this.opening.delete(current);
-      this.session = current;
-      this.tools = tools;
-      this.error = null;
-      return current;
-    } catch (error) {
-      if (session) {
-        this.opening.delete(session);
-        session.alive = false;
-        // It never worked: no reason to give it time to wind down.
-        await endSession(session, { immediate: true });
-      }
-      return this.describeStartFailure(error);
-    } finally {
-      deadline.clear();
-    }
-  }
-
-  private async createTransport(): Promise<Transport> {
-    const server = this.config;
-    if (isHttpServer(server)) return new StreamableHTTPClientTransport(new URL(server.url));
-    if (server.cwd) {
-      const info = await stat(server.cwd).catch(() => null);
-      if (!info?.isDirectory()) throw new StartError(`its working directory ${server.cwd} does not exist`);
-    }
-    const transport = new StdioClientTransport({
-      command: server.command,
-      args: server.args ?? [],
-      // Only the SDK's safe defaults (HOME, PATH, …) plus what the config names: never planscope's own environment.
-      env: { ...getDefaultEnvironment(), ...server.env },
-      ...(server.cwd ? { cwd: server.cwd } : {}),
-      stderr: 'pipe',
-    });
-    // Always drained, or a chatty server would block on a full pipe; kept for error messages.
-    transport.stderr?.on('data', (chunk: unknown) => this.stderrTail.append(String(chunk)));
-    return transport;
   }
 
   private async listTools(client: Client, deadline: Deadline): Promise<ToolDescriptor[]> {
@@ -345,7 +252,8 @@ class ServerConnection {
   }
 
   private rejectTool(tool: Tool, names: Set<string>): string | null {
-    if (!TOOL_NAME_PATTERN.test(tool.name)) return 'a name outside [A-Za-z0-9_.-]{1,128}';
+    // The SDK's rule (the spec's: 1–128 of A–Z a–z 0–9 _ - .); its warnings quote the name's characters raw, so they are not passed on.
+    if (!validateToolName(tool.name).isValid) return 'a name outside [A-Za-z0-9_.-]{1,128}';
     if (names.has(tool.name)) return 'listed twice';
     let schema: string;
     try {
@@ -373,107 +281,22 @@ class ServerConnection {
     };
   }
 
-  private onSessionClosed(session: Session): void {
-    session.alive = false;
-    if (this.closed || this.session !== session) return;
-    const log = this.stderrLog();
-    this.error = `the server stopped (its connection closed)${log ? `\n${log}` : ''}`;
-  }
-
-  private describeStartFailure(error: unknown): string {
-    let reason: string;
-    const code = (error as NodeJS.ErrnoException | null)?.code;
-    if (error instanceof StartError) reason = error.message;
-    else if (error instanceof DeadlineError) {
-      reason = error.message;
-    } else if (code === 'ENOENT' && !isHttpServer(this.config)) {
-      reason = `command not found: ${this.config.command}`;
-    } else if (code === 'EACCES' && !isHttpServer(this.config)) {
-      reason = `command not executable: ${this.config.command}`;
-    } else if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-      reason = `the server closed the connection during start-up (it exited?): ${error.message}`;
-    } else if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      reason = `no answer within ${this.options.connectTimeoutMs} ms (is it an MCP server?)`;
-    } else {
-      reason = describe(error);
-      const cause = (error as { cause?: unknown } | null)?.cause;
-      if (cause) reason += ` (${describe(cause)})`;
-    }
+  private startFailureMessage(failure: StartFailure): string {
+    if (failure.kind === 'cancelled') return 'start-up was cancelled';
     const where = isHttpServer(this.config) ? `could not connect to ${this.config.url}` : `could not start ${quote(this.config.command)}`;
     const log = this.stderrLog();
-    return `${where}: ${reason}${log ? `\nstderr:\n${log}` : ''}`;
+    return `${where}: ${failure.reason}${log ? `\nstderr:\n${log}` : ''}`;
   }
 
   private stderrLog(): string {
-    const text = this.stderrTail.text().trim();
+    const text = this.session.stderr().trim();
     return text.length > STDERR_IN_ERROR_CHARS ? `…${text.slice(-STDERR_IN_ERROR_CHARS)}` : text;
   }
 }
 
-/**
- * Closes the client (which ends a stdio child's stdin and later signals it)
- * and makes sure the child is gone: SIGTERM at once for a session that
- * never worked (or after a grace period for one that did), SIGKILL if even
- * that is ignored. An HTTP session is ended with a DELETE, briefly.
- */
-async function endSession(session: Session, options: { immediate?: boolean } = {}): Promise<void> {
-  session.alive = false;
-  const { transport, pid } = session;
-  if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined && !options.immediate) {
-    await withTimeout(transport.terminateSession().catch(() => undefined), 1000);
-  }
-  const closing = session.client.close().catch((error: unknown) => {
-    process.stderr.write(`[tool-servers] closing a connection failed: ${describe(error)}\n`);
-  });
-  if (pid === null) {
-    await closing;
-    return;
-  }
-  if (options.immediate || !(await waitForExit(pid, EXIT_GRACE_MS))) {
-    signal(pid, 'SIGTERM');
-    if (!(await waitForExit(pid, EXIT_GRACE_MS))) {
-      signal(pid, 'SIGKILL');
-      await waitForExit(pid, EXIT_GRACE_MS);
-    }
-  }
-  await closing;
-}
-
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // Already gone.
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function waitForExit(pid: number, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (isRunning(pid)) {
-    if (Date.now() >= until) return false;
-    await delay(25);
-  }
-  return true;
-}
-
-/** Ref'd on purpose: a close() awaited at the end of a CLI must not let the process exit half-way. */
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
+function targetOf(server: ServerConfig): McpServerTarget {
+  if (isHttpServer(server)) return { transport: 'http', url: server.url };
+  return { transport: 'stdio', command: server.command, args: server.args ?? [], ...(server.env ? { env: server.env } : {}), ...(server.cwd ? { cwd: server.cwd } : {}) };
 }
 
 /**
@@ -527,11 +350,7 @@ function toolError(message: string): ToolCallOutcome {
 function describeCallError(error: unknown, timeoutMs: number): string {
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return `no result within ${timeoutMs} ms`;
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return 'the server closed the connection';
-  return describe(error);
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 function quote(text: string): string {
@@ -540,47 +359,4 @@ function quote(text: string): string {
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-class StartError extends Error {}
-class DeadlineError extends Error {}
-
-/** One budget for a whole start-up (initialize, then every tools/list page), also ended by the shutdown signal. */
-class Deadline {
-  private readonly until: number;
-  private timer: NodeJS.Timeout | null = null;
-  private readonly expired: Promise<never>;
-  private onAbort: (() => void) | null = null;
-
-  constructor(
-    ms: number,
-    private readonly signal?: AbortSignal,
-  ) {
-    this.until = Date.now() + ms;
-    this.expired = new Promise<never>((_, reject) => {
-      this.timer = setTimeout(() => reject(new DeadlineError(`did not finish starting within ${ms} ms`)), ms);
-      if (signal) {
-        this.onAbort = () => reject(new DeadlineError('start-up was cancelled'));
-        signal.addEventListener('abort', this.onAbort, { once: true });
-      }
-    });
-    this.expired.catch(() => undefined);
-  }
-
-  remaining(): number {
-    return this.until - Date.now();
-  }
-
-  race<T>(work: Promise<T>, step: string): Promise<T> {
-    work.catch(() => undefined);
-    return Promise.race([work, this.expired]).catch((error: unknown) => {
-      if (error instanceof DeadlineError) throw new DeadlineError(`${step}: ${error.message}`);
-      throw error;
-    });
-  }
-
-  clear(): void {
-    if (this.timer) clearTimeout(this.timer);
-    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
-  }
 }

@@ -1,3 +1,5 @@
+import { processAlive } from '../process';
+
 /**
  * Runs and evaluations record the process working on them (`owner_pid`), so
  * one left unfinished by a process that died can be told from one still in
@@ -15,14 +17,4 @@ export function ownerAlive(ownerPid: number | null, heldHere: boolean): boolean 
   if (heldHere) return true;
   if (ownerPid === null || ownerPid === process.pid) return false;
   return processAlive(ownerPid);
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -11,6 +11,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectBridge, type McpWorkspaceBridge } from '../../server/mcp/bridge-client';
 import { readWorkspaceFile, resolveWorkspaceRoot, statWorkspaceFile } from '../../server/mcp/workspace-files';
+import { bundleBridge } from '../support/bundle';
 
 /**
  * The real workspace bridge, spawned over stdio, against a workspace full of
@@ -42,11 +43,7 @@ beforeAll(async () => {
   bundledAppRoot = path.join(base, 'app');
   // The shipped artifact, built fresh into a private app root so a stale
   // dist/ in the repo can never be what is tested.
-  execFileSync(
-    process.execPath,
-    [path.join(REPO_ROOT, 'scripts', 'build-bridge.mjs'), '--outfile', path.join(bundledAppRoot, 'dist', 'bridge.mjs')],
-    { stdio: 'pipe' },
-  );
+  await bundleBridge(bundledAppRoot);
   await buildTrapWorkspace();
 });
 

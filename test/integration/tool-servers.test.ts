@@ -10,7 +10,7 @@ import { ConfigError, loadConfig } from '../../server/config';
 import { connectToolServers, resultText, type ServerStatus, type ToolServers } from '../../server/mcp/tool-servers';
 import { workspaceServerStatus } from '../../server/mcp/workspace-tools';
 import { createRuntime } from '../../server/runtime';
-import { bundleTestServer } from '../support/bundle-server';
+import { bundleTestServer } from '../support/bundle';
 import { createGlossaryServer, GLOSSARY } from '../support/glossary-mcp-server';
 
 /**

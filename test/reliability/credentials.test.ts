@@ -12,7 +12,8 @@ import { runSuite } from '../../server/eval/run-suite';
 import { connectBridge, type McpWorkspaceBridge } from '../../server/mcp/bridge-client';
 import { createRuntime } from '../../server/runtime';
 import { startFakeOllama } from '../support/fake-ollama';
-import { answer, APP_ROOT, bundleBridge, plan, workspaceBridge } from '../support/harness';
+import { bundleBridge } from '../support/bundle';
+import { answer, APP_ROOT, plan, workspaceBridge } from '../support/harness';
 
 /**
  * Credential files of common tools (issue #11, finding 4: `id_dsa`,
@@ -178,7 +179,7 @@ const record = <T>(value: T): T => {
 
 beforeAll(async () => {
   trap = buildTrap();
-  bundledAppRoot = bundleBridge(path.join(trap.base, 'app'));
+  bundledAppRoot = await bundleBridge(path.join(trap.base, 'app'));
   bridge = await connectBridge({ workspace: trap.workspace, maxFileBytes: 256 * 1024, maxListEntries: 1000, appRoot: bundledAppRoot });
 });
 

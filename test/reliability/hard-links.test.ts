@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +7,7 @@ import { validatePlan } from '../../lib/validator';
 import { loadConfig } from '../../server/config';
 import { connectBridge, type McpWorkspaceBridge } from '../../server/mcp/bridge-client';
 import { createRuntime } from '../../server/runtime';
+import { bundleBridge } from '../support/bundle';
 import { startFakeOllama } from '../support/fake-ollama';
 import { answer, APP_ROOT, plan, SAMPLE_WORKSPACE } from '../support/harness';
 
@@ -99,9 +99,7 @@ beforeAll(async () => {
   base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-links-')));
   buildTrap();
   bundledAppRoot = path.join(base, 'app');
-  execFileSync(process.execPath, [path.join(APP_ROOT, 'scripts', 'build-bridge.mjs'), '--outfile', path.join(bundledAppRoot, 'dist', 'bridge.mjs')], {
-    stdio: 'pipe',
-  });
+  await bundleBridge(bundledAppRoot);
   const options = { workspace, maxFileBytes: 64 * 1024, maxListEntries: 500, appRoot: bundledAppRoot };
   [strict, permissive] = await Promise.all([connectBridge(options), connectBridge({ ...options, allowHardLinks: true })]);
 });

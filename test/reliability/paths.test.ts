@@ -9,8 +9,9 @@ import { validatePlan } from '../../lib/validator';
 import { loadConfig } from '../../server/config';
 import { connectBridge, type McpWorkspaceBridge } from '../../server/mcp/bridge-client';
 import { createRuntime, type Runtime } from '../../server/runtime';
+import { bundleBridge } from '../support/bundle';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama';
-import { answer, APP_ROOT, plan } from '../support/harness';
+import { answer, plan } from '../support/harness';
 
 /**
  * Bad paths, tried on purpose: ONE table, run through the Validator
@@ -295,9 +296,7 @@ beforeAll(async () => {
   trap = buildTrap();
   // The shipped bridge bundle, built fresh into a private app root so a stale dist/ is never what is tested.
   bundledAppRoot = path.join(trap.base, 'app');
-  execFileSync(process.execPath, [path.join(APP_ROOT, 'scripts', 'build-bridge.mjs'), '--outfile', path.join(bundledAppRoot, 'dist', 'bridge.mjs')], {
-    stdio: 'pipe',
-  });
+  await bundleBridge(bundledAppRoot);
   bridge = await connectBridge({ workspace: trap.workspace, maxFileBytes: MAX_FILE_BYTES, maxListEntries: 500, appRoot: bundledAppRoot });
 });
 

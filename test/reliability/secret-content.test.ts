@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findSecret, SECRET_RULES } from '../../lib/secret-scan';
 import { connectBridge, type McpWorkspaceBridge } from '../../server/mcp/bridge-client';
-import { answer, APP_ROOT, bundleBridge, everythingStored, plan, SAMPLE_WORKSPACE, startHarness, type Harness } from '../support/harness';
+import { bundleBridge } from '../support/bundle';
+import { answer, APP_ROOT, everythingStored, plan, SAMPLE_WORKSPACE, startHarness, type Harness } from '../support/harness';
 
 /**
  * The content check, the second layer behind the deny-list: a file whose
@@ -223,7 +224,7 @@ describe('the content check in the real bridge over stdio', () => {
     fs.mkdirSync(path.join(workspace, 'src'));
     LEAKS.forEach((leak, i) => fs.writeFileSync(path.join(workspace, fileOf(i)), withLeadingLines(leak.text)));
     fs.writeFileSync(path.join(workspace, 'src', 'ordinary.ts'), `${ORDINARY.join('\n')}\n`);
-    appRoot = bundleBridge(path.join(base, 'app'));
+    appRoot = await bundleBridge(path.join(base, 'app'));
     bridge = await connectBridge({ workspace, maxFileBytes: 256 * 1024, maxListEntries: 500, appRoot });
   });
   afterAll(async () => {

@@ -10,7 +10,7 @@ import { toResult, type RunResult } from '../../lib/result';
 import { loadConfig } from '../../server/config';
 import type { ToolServers } from '../../server/mcp/tool-servers';
 import { createRuntime, type Runtime } from '../../server/runtime';
-import { bundleTestServer } from '../support/bundle-server';
+import { bundleTestServer } from '../support/bundle';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama';
 import { answer, APP_ROOT } from '../support/harness';
 

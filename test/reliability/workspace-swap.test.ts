@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,8 +8,9 @@ import { loadConfig } from '../../server/config';
 import { BridgeError, connectBridge } from '../../server/mcp/bridge-client';
 import { directoryIdentity } from '../../server/mcp/workspace-identity';
 import { createRuntime, type Runtime } from '../../server/runtime';
+import { bundleBridge } from '../support/bundle';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama';
-import { answer, APP_ROOT, plan, until } from '../support/harness';
+import { answer, plan, until } from '../support/harness';
 import { bridgeProcesses } from '../support/server-process';
 
 /**
@@ -169,9 +169,7 @@ beforeAll(async () => {
   fill(path.join(root, 'holder'), { 'README.md': '# holds the only run slot\n' });
   // The shipped bridge bundle, built fresh into a private app root so a stale dist/ is never what is tested.
   bundledAppRoot = path.join(base, 'app');
-  execFileSync(process.execPath, [path.join(APP_ROOT, 'scripts', 'build-bridge.mjs'), '--outfile', path.join(bundledAppRoot, 'dist', 'bridge.mjs')], {
-    stdio: 'pipe',
-  });
+  await bundleBridge(bundledAppRoot);
   fake = await startFakeOllama();
 });
 

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,12 +38,6 @@ export interface RunOutcome {
   view: RunState;
   result: RunResult;
   events: RunEvent[];
-}
-
-/** Builds the shipped bridge bundle into `appRoot/dist/`, so that a stale dist/ of the checkout is never what a test runs; returns `appRoot`. */
-export function bundleBridge(appRoot: string): string {
-  execFileSync(process.execPath, [path.join(APP_ROOT, 'scripts', 'build-bridge.mjs'), '--outfile', path.join(appRoot, 'dist', 'bridge.mjs')], { stdio: 'pipe' });
-  return appRoot;
 }
 
 /** A copy of the sample workspace in a temporary folder, so tests may change files. */
