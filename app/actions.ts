@@ -1,7 +1,7 @@
 'use server';
 
 import type { StartRunOutcome } from '@/lib/api';
-import { isRequestError } from '@/server/runs/request-error';
+import { isRequestError } from '@/server/http/request-error';
 import { getRuntime } from '@/server/runtime';
 
 /**

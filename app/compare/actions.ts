@@ -2,7 +2,7 @@
 
 import { redirect } from 'next/navigation';
 import { foldRun } from '@/lib/run-state';
-import { isRequestError } from '@/server/runs/request-error';
+import { isRequestError } from '@/server/http/request-error';
 import { getRuntime } from '@/server/runtime';
 
 /**

@@ -5,7 +5,7 @@ import { PlanProfile, Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
 import { appRootOf } from '../app-root';
 import { ConfigError, loadConfig } from '../config';
-import { RequestError } from '../runs/request-error';
+import { RequestError } from '../http/request-error';
 import { describeAllowedWorkspaces } from '../runs/workspace';
 import { createRuntime } from '../runtime';
 import { progressLine, summaryTable } from './progress';

@@ -1,3 +1,4 @@
+import type { RunErrorCode } from '../../lib/codes';
 import type { PlanProfile, RunLimits, Strategy } from '../../lib/events';
 import type { ExternalTools } from './tools';
 import type { PlanLimits } from '../../lib/plan';
@@ -33,7 +34,7 @@ export interface RunContext {
 /** A run ends early with a stable code; the loop turns it into `run_finished`. */
 export class RunStop extends Error {
   constructor(
-    readonly code: string,
+    readonly code: RunErrorCode,
     message: string,
   ) {
     super(message);

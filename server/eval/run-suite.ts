@@ -5,7 +5,7 @@ import type { RunErrorCode } from '../../lib/codes';
 import { EvalSuite, scoreRun, type EvalItem } from '../../lib/eval';
 import type { Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
-import { isRequestError } from '../runs/request-error';
+import { isRequestError } from '../http/request-error';
 import type { Runtime } from '../runtime';
 
 export class SuiteError extends Error {

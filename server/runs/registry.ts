@@ -15,7 +15,7 @@ import type { RunStore } from '../store/run-store';
 import type { BridgeLease, BridgePool } from './bridge-pool';
 import type { RunBus } from './bus';
 import { RunRecorder } from './recorder';
-import { RequestError } from './request-error';
+import { RequestError } from '../http/request-error';
 import { resolveWorkspace, type PinnedWorkspace } from './workspace';
 
 interface LiveRun {
