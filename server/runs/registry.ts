@@ -160,22 +160,22 @@ export class RunRegistry {
     ]);
   }
 
+  /**
+   * The one place a task's length is judged, before the schema: an over-long
+   * task is a 413 task_too_long whatever else is wrong with the request.
+   */
   private parseRequest(input: unknown): RunRequest {
-    // Length first: a task over the schema's own ceiling would otherwise come back as a 400 schema
-    // message instead of the 413 task_too_long every other oversized task gets.
     const task = typeof input === 'object' && input !== null ? (input as { task?: unknown }).task : undefined;
-    if (typeof task === 'string' && task.trim().length > this.config.maxTaskChars) throw this.taskTooLong(task.trim().length);
+    const length = typeof task === 'string' ? task.trim().length : 0;
+    if (length > this.config.maxTaskChars) {
+      throw new RequestError('task_too_long', `The task is ${length} characters; the limit is ${this.config.maxTaskChars}.`);
+    }
     const parsed = RunRequest.safeParse(input);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new RequestError('invalid_request', `${issue?.path.join('.') || 'request'}: ${issue?.message ?? 'invalid'}`);
     }
-    if (parsed.data.task.length > this.config.maxTaskChars) throw this.taskTooLong(parsed.data.task.length);
     return parsed.data;
-  }
-
-  private taskTooLong(length: number): RequestError {
-    return new RequestError('task_too_long', `The task is ${length} characters; the limit is ${this.config.maxTaskChars}.`);
   }
 
   private pump(): void {
