@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { ProposedStep, Rejection } from './events';
+import type { McpTool } from './api';
+import { ReasonedStatus, type ProposedStep, type Rejection } from './events';
 import type { PlanLimits } from './plan';
 import { parseStructured } from './structured';
 import { DEFAULT_PATH_POLICY, type PathPolicy } from './policy';
@@ -13,12 +14,8 @@ import { checkToolArgs } from './tool-args';
  * the tools actually connected, so it can only name tools that exist.
  */
 
-/** A tool as plans see it: the qualified name (`server.tool`) and its declared input schema. */
-export interface ToolSpec {
-  qualified: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-}
+/** A tool as plans see it: the qualified name (`server.tool`), its description and its declared input schema. */
+export type ToolSpec = Pick<McpTool, 'qualified' | 'description' | 'inputSchema'>;
 
 /** The built-in workspace bridge's tools, as every general plan can use them. */
 export const READ_FILE_TOOL = 'workspace.read_file';
@@ -175,7 +172,7 @@ export function stepTarget(tool: string, args: Record<string, unknown>): string 
 
 /** The outcome a reasoning step returns: explicit status, no keyword matching on the text. */
 export const ReasoningOutcome = z.strictObject({
-  status: z.enum(['done', 'failed']),
+  status: ReasonedStatus,
   result: z.string().max(4000),
   reason: z.string().max(1000),
 });

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { StepErrorCode } from '../../lib/codes';
-import type { FileRead, FileStat, WorkspaceFile } from './types';
 
 /**
  * The wire contract between the workspace bridge server and its client:
@@ -26,13 +25,14 @@ export const PathArgs = z.object({
 });
 export type PathArgs = z.infer<typeof PathArgs>;
 
-export const WorkspaceFileSchema = z.object({
+export const WorkspaceFile = z.object({
+  /** Normalised workspace-relative path, `/`-separated. */
   path: z.string(),
   bytes: z.number().int().nonnegative(),
 });
 
 export const ListFilesResult = z.object({
-  files: z.array(WorkspaceFileSchema),
+  files: z.array(WorkspaceFile),
   /** True when the walk stopped at the entry bound before seeing the whole workspace. */
   truncated: z.boolean(),
 });
@@ -51,19 +51,8 @@ export const ReadFileResult = StatFileResult.extend({
   lines: z.number().int().nonnegative(),
 });
 
-// The schemas and the engine-facing types in ./types.ts describe the same data.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-const sameShapes: [
-  Same<z.infer<typeof WorkspaceFileSchema>, WorkspaceFile>,
-  Same<z.infer<typeof StatFileResult>, FileStat>,
-  Same<z.infer<typeof ReadFileResult>, FileRead>,
-] = [true, true, true];
-void sameShapes;
-
-export interface ToolFailure {
-  code: StepErrorCode;
-  message: string;
-}
+export const ToolFailure = z.object({ code: StepErrorCode, message: z.string() });
+export type ToolFailure = z.infer<typeof ToolFailure>;
 
 /**
  * A failed tool call is an `isError` result whose text starts with a stable
