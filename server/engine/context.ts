@@ -1,5 +1,6 @@
 import type { RunErrorCode } from '../../lib/codes';
 import type { PlanProfile, RunLimits, Strategy } from '../../lib/events';
+import type { ToolSpec } from '../../lib/general-plan';
 import type { ExternalTools } from './tools';
 import type { PlanLimits } from '../../lib/plan';
 import type { PathPolicy } from '../../lib/policy';
@@ -12,6 +13,8 @@ export interface RunContext {
   task: string;
   strategy: Strategy;
   profile: PlanProfile;
+  /** The workspace bridge's own tools (read_file, list_files) as its server lists them, for general plans. */
+  workspaceTools: readonly ToolSpec[];
   /** Tools of other MCP servers, for general plans. */
   externalTools: ExternalTools;
   /** Whether the Reviewer pass runs after the Checker. */

@@ -15,12 +15,16 @@ export const BridgeToolName = {
 } as const;
 export type BridgeToolName = (typeof BridgeToolName)[keyof typeof BridgeToolName];
 
+/** list_files takes no arguments. */
+export const NoArgs = z.strictObject({});
+
 /**
  * A path argument is any string: emptiness, length and shape are judged by the
  * path policy, so that a bad path comes back as `denied_by_bridge` with the
- * policy's reason instead of a generic schema error.
+ * policy's reason instead of a generic schema error. No other key is taken:
+ * plans are validated against this schema as the bridge lists it.
  */
-export const PathArgs = z.object({
+export const PathArgs = z.strictObject({
   path: z.string().describe('Workspace-relative path of one file, "/"-separated, e.g. "src/config.ts"'),
 });
 export type PathArgs = z.infer<typeof PathArgs>;
