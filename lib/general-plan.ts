@@ -5,6 +5,7 @@ import type { PlanLimits } from './plan';
 import { parseStructured } from './structured';
 import { DEFAULT_PATH_POLICY, type PathPolicy } from './policy';
 import { checkToolArgs } from './tool-args';
+import type { PlanVerdict } from './validator';
 
 /**
  * The general plan profile (the second write-up's plans): a goal and
@@ -87,11 +88,6 @@ export function parseGeneralPlan(raw: string, doneReason: string | null, limits:
   return parseStructured(generalPlanShape(limits), raw, doneReason, 'a plan');
 }
 
-export interface GeneralVerdict {
-  steps: ProposedStep[];
-  rejections: Rejection[];
-}
-
 /**
  * The Validator for general plans: unique ids, dependencies on earlier steps
  * only (so the plan is a DAG), tools that are offered, arguments that meet
@@ -105,7 +101,7 @@ export function validateGeneralPlan(
   tools: readonly ToolSpec[],
   notOffered: ReadonlyMap<string, string> = new Map(),
   policy: PathPolicy = DEFAULT_PATH_POLICY,
-): GeneralVerdict {
+): PlanVerdict {
   const byName = new Map(tools.map((t) => [t.qualified, t]));
   const rejections: Rejection[] = [];
   const seenIds = new Set<number>();

@@ -5,7 +5,6 @@ import {
   type AnswerReview,
   type EventOf,
   type ObservationMeta,
-  type PlanProfile,
   type ProposedStep,
   type Rejection,
   type ReplanReason,
@@ -13,7 +12,6 @@ import {
   type RunLimits,
   type RunStatus,
   type StepStatus,
-  type Strategy,
 } from './events';
 
 /**
@@ -76,14 +74,10 @@ export type LlmCallView = Omit<EventOf<'llm_call_started'>, Envelope> &
     finishedAt: number | null;
   };
 
-export interface RunState {
-  task: string;
-  model: string;
-  baseline: boolean;
-  host: string | null;
-  workspace: string;
-  strategy: Strategy;
-  profile: PlanProfile;
+/** What `run_created` says of the run; empty until it is folded in. */
+type RunCreated = Pick<EventOf<'run_created'>, 'task' | 'model' | 'baseline' | 'host' | 'workspace' | 'strategy' | 'profile'>;
+
+export interface RunState extends RunCreated {
   limits: RunLimits | null;
   status: RunStatus;
   /** Why a queued run is not running yet; null once it starts or ends, or when it never waited. */
