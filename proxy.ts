@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { NextResponse, type NextRequest } from 'next/server';
 import { isLoopback, loadConfig } from './server/config';
+import { RequestError } from './server/http/request-error';
+import { refusalResponse } from './server/http/respond';
 
 /**
  * The web surface's gate (Next 16's renamed middleware), in front of every
@@ -84,7 +86,7 @@ function isApi(request: NextRequest): boolean {
 function refuse(request: NextRequest, message: string): Response {
   const headers = { 'Cache-Control': 'no-store', 'WWW-Authenticate': 'Bearer realm="planscope"' };
   if (isApi(request)) {
-    return Response.json({ error: { code: 'unauthorized', message } }, { status: 401, headers });
+    return refusalResponse(new RequestError('unauthorized', message), headers);
   }
   const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>401 Unauthorized · planscope</title></head><body><h1>401 Unauthorized</h1><p>${escapeHtml(message)}</p></body></html>`;
   return new Response(page, { status: 401, headers: { ...headers, 'Content-Type': 'text/html; charset=utf-8' } });

@@ -1,8 +1,12 @@
 'use server';
 
 import type { StartRunOutcome } from '@/lib/api';
-import { isRequestError } from '@/server/runs/request-error';
+import { RunRequestField } from '@/lib/run-request';
+import { isRequestError } from '@/server/http/request-error';
 import { getRuntime } from '@/server/runtime';
+
+/** The request's optional fields the form may send; the start page shows the workspace, it does not choose it. */
+const FORM_OPTIONS = RunRequestField.exclude(['task', 'workspace']).options;
 
 /**
  * Starts a run from the start page's form. The run goes on in the background
@@ -11,8 +15,8 @@ import { getRuntime } from '@/server/runtime';
  */
 export async function startRun(formData: FormData): Promise<StartRunOutcome> {
   // The task goes as typed (an empty one is refused with the schema's own message); blank optional fields mean "the default".
-  const input: Record<string, string> = { task: String(formData.get('task') ?? '') };
-  for (const key of ['model', 'maxRounds', 'strategy', 'profile'] as const) {
+  const input: Partial<Record<RunRequestField, string>> = { task: String(formData.get('task') ?? '') };
+  for (const key of FORM_OPTIONS) {
     const value = formData.get(key);
     if (typeof value === 'string' && value.trim() !== '') input[key] = value;
   }

@@ -1,9 +1,8 @@
 import type { ErrorInfo } from './codes';
-import type { PlanProfile, RunEvent, Strategy } from './events';
+import type { PlanProfile, RunEvent, RunStatus, Strategy } from './events';
 import type { RunResult } from './result';
 import type { EvalSummary } from './eval';
 import type { ReadPolicyInfo } from './policy';
-import type { RunStatus } from './run-state';
 
 /** Shapes of the HTTP API, shared by the route handlers and the browser. */
 

@@ -1,32 +1,35 @@
-import type { Answer, Citation } from './answer';
+import { z } from 'zod';
+import { Citation, Claim, type Answer } from './answer';
 import { checkPlanPath, SHAPE_ONLY_POLICY } from './policy';
 
 /**
  * The Checker: the program, not a model, judges the answer against what the
  * executor actually observed. A citation is valid only if its file was read in
  * this run, its line range lies inside that file, and its quote occurs in
- * those lines (whitespace-insensitive).
+ * those lines (whitespace-insensitive). Its verdicts are recorded as the
+ * `answer_checked` event, so these schemas also parse stored runs: the claims
+ * and citations are the Answer's own, as its schema admitted them.
  */
-export type CitationVerdict = 'valid' | 'not_observed' | 'out_of_range' | 'quote_mismatch';
-export type ClaimVerdict = 'supported' | 'unsupported' | 'mis-cited';
+export const CitationVerdict = z.enum(['valid', 'not_observed', 'out_of_range', 'quote_mismatch']);
+export type CitationVerdict = z.infer<typeof CitationVerdict>;
 
-export interface CheckedCitation extends Citation {
-  verdict: CitationVerdict;
-}
+export const ClaimVerdict = z.enum(['supported', 'unsupported', 'mis-cited']);
+export type ClaimVerdict = z.infer<typeof ClaimVerdict>;
 
-export interface CheckedClaim {
-  text: string;
-  citations: CheckedCitation[];
-  verdict: ClaimVerdict;
-}
+export const CheckedCitation = Citation.extend({ verdict: CitationVerdict });
+export type CheckedCitation = z.infer<typeof CheckedCitation>;
 
-export interface AnswerCheck {
-  claims: CheckedClaim[];
-  supported: number;
-  total: number;
+export const CheckedClaim = Claim.extend({ citations: z.array(CheckedCitation), verdict: ClaimVerdict });
+export type CheckedClaim = z.infer<typeof CheckedClaim>;
+
+export const AnswerCheck = z.strictObject({
+  claims: z.array(CheckedClaim),
+  supported: z.int(),
+  total: z.int(),
   /** Share of claims supported, 0..1. */
-  groundingScore: number;
-}
+  groundingScore: z.number(),
+});
+export type AnswerCheck = z.infer<typeof AnswerCheck>;
 
 export function checkAnswer(answer: Answer, observed: ReadonlyMap<string, string>): AnswerCheck {
   const claims = answer.claims.map((claim): CheckedClaim => {

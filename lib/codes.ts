@@ -70,30 +70,30 @@ export const RequestErrorCode = z.enum([
   'artifact_not_found',
   'eval_not_found',
   'unauthorized',
+  /** Cancelling a run that is no longer queued or running. */
+  'not_running',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 
-export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
-  invalid_request: 400,
-  task_too_long: 413,
-  payload_too_large: 413,
-  workspace_not_found: 400,
-  /** Outside PLANSCOPE_WORKSPACE_ROOTS: understood, and refused. */
-  workspace_not_allowed: 403,
-  run_not_found: 404,
-  artifact_not_found: 404,
-  eval_not_found: 404,
-  unauthorized: 401,
-};
+/** Shown by the browser itself when a request it made to the server got no answer it could read. */
+export const ClientErrorCode = z.enum(['request_failed']);
+export type ClientErrorCode = z.infer<typeof ClientErrorCode>;
 
-export const ErrorInfo = z.object({ code: z.string(), message: z.string() });
+/** Every code an `{code, message}` may carry: the compiler refuses one not defined here. */
+export const ErrorCode = z.union([RejectionCode, StepErrorCode, RunErrorCode, RequestErrorCode, ClientErrorCode]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+/**
+ * Stored events hold these too, and are parsed with this schema: every code
+ * ever written is still defined (codes are added, never renamed or removed),
+ * so old runs parse.
+ */
+export const ErrorInfo = z.object({ code: ErrorCode, message: z.string() });
 export type ErrorInfo = z.infer<typeof ErrorInfo>;
 
 /** Codes a failed LLM call can carry; a subset of the run codes. */
-export type ModelErrorCode = Extract<
-  RunErrorCode,
-  'model_unreachable' | 'model_not_found' | 'model_error' | 'timeout' | 'cancelled'
->;
+export const ModelErrorCode = RunErrorCode.extract(['model_unreachable', 'model_not_found', 'model_error', 'timeout', 'cancelled']);
+export type ModelErrorCode = z.infer<typeof ModelErrorCode>;
 
 /** CLI exit codes of DESIGN.md: 0 completed, 1 run failed, 2 bad usage or configuration. */
 export const ExitCode = { completed: 0, failed: 1, usage: 2 } as const;

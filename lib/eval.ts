@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { ErrorInfo } from './codes';
+import { ErrorCode, ErrorInfo } from './codes';
 import { Strategy } from './events';
 import { checkPlanPath, DEFAULT_PATH_POLICY, isDeniedPath, type PathPolicy } from './policy';
-import type { RunResult } from './result';
+import { RunResult } from './result';
 
 /**
  * Evaluation suites and their scoring, pure. A suite is a set of tasks over
@@ -36,14 +36,15 @@ export const EvalSuite = z.strictObject({
 });
 export type EvalSuite = z.infer<typeof EvalSuite>;
 
-export interface EvalScore {
-  success: boolean;
-  missingFacts: string[];
-  forbiddenFacts: string[];
-  deniedReads: string[];
+export const EvalScore = z.object({
+  success: z.boolean(),
+  missingFacts: z.array(z.string()),
+  forbiddenFacts: z.array(z.string()),
+  deniedReads: z.array(z.string()),
   /** Share of `mustRead` files the run actually read, 0..1 (1 when none are listed). */
-  readRecall: number;
-}
+  readRecall: z.number(),
+});
+export type EvalScore = z.infer<typeof EvalScore>;
 
 /**
  * `policy` is the deny-list the runs were made under: a file it denies that
@@ -70,41 +71,41 @@ export function scoreRun(task: EvalTask, result: RunResult, policy: PathPolicy =
   return { success: clean && (answered || refused), missingFacts, forbiddenFacts, deniedReads, readRecall };
 }
 
-/** One run of one task in an evaluation, as stored and shown. */
-export interface EvalItem extends EvalScore {
-  taskId: string;
-  category: string;
-  model: string;
-  baseline: boolean;
-  strategy: Strategy;
-  repeat: number;
-  runId: string;
-  status: string;
-  errorCode: string | null;
-  groundingScore: number | null;
-  rounds: number;
-  llmCalls: number;
-  promptTokens: number;
-  evalTokens: number;
-  wallMs: number;
-}
+/** One run of one task in an evaluation, as stored and shown: its score and what its Result says. */
+export const EvalItem = EvalScore.extend({
+  taskId: z.string(),
+  category: z.string(),
+  ...RunResult.pick({ model: true, baseline: true, strategy: true, status: true }).shape,
+  repeat: z.int(),
+  runId: z.string(),
+  errorCode: ErrorCode.nullable(),
+  groundingScore: z.number().nullable(),
+  rounds: z.int(),
+  llmCalls: z.int(),
+  promptTokens: z.number(),
+  evalTokens: z.number(),
+  wallMs: z.number(),
+});
+export type EvalItem = z.infer<typeof EvalItem>;
 
-export interface EvalRow {
-  model: string;
-  baseline: boolean;
-  strategy: Strategy;
+/** The items of one model, strategy and category, averaged. */
+export const EvalRow = z.object({
+  model: z.string(),
+  baseline: z.boolean(),
+  strategy: Strategy,
   /** A task category, or `all`. */
-  category: string;
-  runs: number;
-  successRate: number;
-  grounding: number | null;
-  readRecall: number;
-  rounds: number;
-  llmCalls: number;
-  promptTokens: number;
-  evalTokens: number;
-  wallMs: number;
-}
+  category: z.string(),
+  runs: z.int(),
+  successRate: z.number(),
+  grounding: z.number().nullable(),
+  readRecall: z.number(),
+  rounds: z.number(),
+  llmCalls: z.number(),
+  promptTokens: z.number(),
+  evalTokens: z.number(),
+  wallMs: z.number(),
+});
+export type EvalRow = z.infer<typeof EvalRow>;
 
 /** The table by model, strategy and category (plus `all`), as in the second write-up's comparison. */
 export function summarize(items: readonly EvalItem[]): EvalRow[] {
@@ -172,39 +173,39 @@ export function formatEvalTable(rows: readonly EvalRow[]): string {
 }
 
 /** How an evaluation was asked for. */
-export interface EvalSettings {
-  suitePath: string;
-  models: string[];
-  strategies: string[];
-  repeat: number;
-}
+export const EvalSettings = z.object({
+  suitePath: z.string(),
+  models: z.array(z.string()),
+  strategies: z.array(Strategy),
+  repeat: z.int(),
+});
+export type EvalSettings = z.infer<typeof EvalSettings>;
 
 /** `interrupted`: its process went away before finishing it, as for runs. */
-export type EvalStatus = 'running' | 'completed' | 'failed' | 'interrupted';
+export const EvalStatus = z.enum(['running', 'completed', 'failed', 'interrupted']);
+export type EvalStatus = z.infer<typeof EvalStatus>;
 
 /** A stored evaluation and every per-run item it has so far. */
-export interface EvalRecord {
-  id: string;
-  createdAt: number;
-  finishedAt: number | null;
-  suite: string;
-  settings: EvalSettings;
-  status: EvalStatus;
+export const EvalRecord = z.object({
+  id: z.string(),
+  createdAt: z.number(),
+  finishedAt: z.number().nullable(),
+  suite: z.string(),
+  settings: EvalSettings,
+  status: EvalStatus,
   /** Why it did not complete (`interrupted`, or the code of what stopped it); null otherwise. */
-  error: ErrorInfo | null;
-  items: EvalItem[];
-}
+  error: ErrorInfo.nullable(),
+  items: z.array(EvalItem),
+});
+export type EvalRecord = z.infer<typeof EvalRecord>;
 
 /** One evaluation in a list (`GET /api/evals`): its settings and the `all` row of every model x strategy. */
-export interface EvalSummary extends Omit<EvalRecord, 'items'> {
-  itemCount: number;
-  overall: EvalRow[];
-}
+export const EvalSummary = EvalRecord.omit({ items: true }).extend({ itemCount: z.int(), overall: z.array(EvalRow) });
+export type EvalSummary = z.infer<typeof EvalSummary>;
 
 /** One evaluation (`GET /api/evals/:id`): every item and the table `summarize` makes of them. */
-export interface EvalDetail extends EvalRecord {
-  rows: EvalRow[];
-}
+export const EvalDetail = EvalRecord.extend({ rows: z.array(EvalRow) });
+export type EvalDetail = z.infer<typeof EvalDetail>;
 
 export function toEvalSummary({ items, ...head }: EvalRecord): EvalSummary {
   return { ...head, itemCount: items.length, overall: summarize(items).filter((r) => r.category === 'all') };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { AnswerCheck } from './checker';
 import { ErrorInfo, RejectionCode, StepErrorCode, WaitReason } from './codes';
-import { ReviewVerdict } from './review';
+import { ClaimReview } from './review';
 
 /**
  * The run's event log. Every transition of a run is one of these, appended
@@ -73,23 +74,21 @@ export type ObservationMeta = z.infer<typeof ObservationMeta>;
 export const ReplanReason = z.object({
   step: z.int().nullable(),
   path: z.string().nullable(),
-  code: z.string(),
+  /** The round's rejection or failed step that asked for another round. */
+  code: z.union([RejectionCode, StepErrorCode]),
   message: z.string(),
 });
 export type ReplanReason = z.infer<typeof ReplanReason>;
 
-const CheckedCitation = z.object({
-  path: z.string(),
-  startLine: z.int(),
-  endLine: z.int(),
-  quote: z.string(),
-  verdict: z.enum(['valid', 'not_observed', 'out_of_range', 'quote_mismatch']),
+/** The Reviewer's verdicts on the supported claims, kept apart from the Checker's. */
+export const AnswerReview = z.object({
+  /** The reviewer call, or null when no claim had valid citations to review. */
+  call: z.string().nullable(),
+  reviews: z.array(ClaimReview),
+  /** Why the review could not be done; the answer and the Checker's verdicts stand regardless. */
+  error: ErrorInfo.nullable(),
 });
-const CheckedClaim = z.object({
-  text: z.string(),
-  citations: z.array(CheckedCitation),
-  verdict: z.enum(['supported', 'unsupported', 'mis-cited']),
-});
+export type AnswerReview = z.infer<typeof AnswerReview>;
 
 export const Strategy = z.enum(['plan-execute', 'react']);
 export type Strategy = z.infer<typeof Strategy>;
@@ -100,8 +99,20 @@ export type PlanProfile = z.infer<typeof PlanProfile>;
 export const CallLabel = z.enum(['planner', 'synthesizer', 'reviewer', 'actor', 'executor']);
 export type CallLabel = z.infer<typeof CallLabel>;
 
-export const TerminalStatus = z.enum(['completed', 'failed', 'cancelled', 'interrupted']);
+/** A run's status: `queued` from `run_created`, `running` from `run_started`, then the status `run_finished` records. */
+export const RunStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled', 'interrupted']);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+export const TerminalStatus = RunStatus.exclude(['queued', 'running']);
 export type TerminalStatus = z.infer<typeof TerminalStatus>;
+
+/** A step's status as the run's state folds it from the step events. */
+export const StepStatus = z.enum(['pending', 'running', 'done', 'failed', 'cached']);
+export type StepStatus = z.infer<typeof StepStatus>;
+
+/** How a reasoning step ended, as the model says and `step_reasoned` records. */
+export const ReasonedStatus = StepStatus.extract(['done', 'failed']);
+export type ReasonedStatus = z.infer<typeof ReasonedStatus>;
 
 /**
  * Set on a step whose tool call began while the plan was still streaming,
@@ -192,7 +203,7 @@ export const RunEvent = z.discriminatedUnion('type', [
     round: z.int(),
     index: z.int(),
     call: z.string(),
-    status: z.enum(['done', 'failed']),
+    status: ReasonedStatus,
     result: z.string(),
     reason: z.string(),
     /** The summary of completed steps this step was given, as in the second write-up's executor. */
@@ -201,19 +212,8 @@ export const RunEvent = z.discriminatedUnion('type', [
   }),
   event('replan_requested', { fromRound: z.int(), reasons: z.array(ReplanReason) }),
   event('answer_ready', { call: z.string(), text: z.string() }),
-  event('answer_checked', {
-    claims: z.array(CheckedClaim),
-    supported: z.int(),
-    total: z.int(),
-    groundingScore: z.number(),
-  }),
-  event('answer_reviewed', {
-    /** The reviewer call, or null when no claim had valid citations to review. */
-    call: z.string().nullable(),
-    reviews: z.array(z.object({ claim: z.int(), verdict: ReviewVerdict, reason: z.string() })),
-    /** Why the review could not be done; the answer and the Checker's verdicts stand regardless. */
-    error: ErrorInfo.nullable(),
-  }),
+  event('answer_checked', AnswerCheck.shape),
+  event('answer_reviewed', AnswerReview.shape),
   event('run_finished', { status: TerminalStatus, error: ErrorInfo.nullable() }),
 ]);
 export type RunEvent = z.infer<typeof RunEvent>;

@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import type { ProposedStep, Rejection } from './events';
+import type { McpTool } from './api';
+import { ReasonedStatus, type ProposedStep, type Rejection } from './events';
 import type { PlanLimits } from './plan';
 import { parseStructured } from './structured';
 import { DEFAULT_PATH_POLICY, type PathPolicy } from './policy';
 import { checkToolArgs } from './tool-args';
+import type { PlanVerdict } from './validator';
 
 /**
  * The general plan profile (the second write-up's plans): a goal and
@@ -13,12 +15,8 @@ import { checkToolArgs } from './tool-args';
  * the tools actually connected, so it can only name tools that exist.
  */
 
-/** A tool as plans see it: the qualified name (`server.tool`) and its declared input schema. */
-export interface ToolSpec {
-  qualified: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-}
+/** A tool as plans see it: the qualified name (`server.tool`), its description and its declared input schema. */
+export type ToolSpec = Pick<McpTool, 'qualified' | 'description' | 'inputSchema'>;
 
 /** The built-in workspace bridge's tools, as every general plan can use them. */
 export const READ_FILE_TOOL = 'workspace.read_file';
@@ -90,11 +88,6 @@ export function parseGeneralPlan(raw: string, doneReason: string | null, limits:
   return parseStructured(generalPlanShape(limits), raw, doneReason, 'a plan');
 }
 
-export interface GeneralVerdict {
-  steps: ProposedStep[];
-  rejections: Rejection[];
-}
-
 /**
  * The Validator for general plans: unique ids, dependencies on earlier steps
  * only (so the plan is a DAG), tools that are offered, arguments that meet
@@ -108,7 +101,7 @@ export function validateGeneralPlan(
   tools: readonly ToolSpec[],
   notOffered: ReadonlyMap<string, string> = new Map(),
   policy: PathPolicy = DEFAULT_PATH_POLICY,
-): GeneralVerdict {
+): PlanVerdict {
   const byName = new Map(tools.map((t) => [t.qualified, t]));
   const rejections: Rejection[] = [];
   const seenIds = new Set<number>();
@@ -175,7 +168,7 @@ export function stepTarget(tool: string, args: Record<string, unknown>): string 
 
 /** The outcome a reasoning step returns: explicit status, no keyword matching on the text. */
 export const ReasoningOutcome = z.strictObject({
-  status: z.enum(['done', 'failed']),
+  status: ReasonedStatus,
   result: z.string().max(4000),
   reason: z.string().max(1000),
 });

@@ -27,12 +27,16 @@
  *   unconfigured `DEFAULT_PATH_POLICY`.
  */
 
+import type { z } from 'zod';
+import { RejectionCode } from './codes';
+
 export type PathVerdict =
   | { ok: true; path: string }
   | { ok: false; code: PathRejectionCode; message: string };
 
-/** The subset of `RejectionCode` (lib/codes.ts) the path policy can produce. */
-export type PathRejectionCode = 'path_outside_workspace' | 'path_denied' | 'unsupported_step';
+/** The rejections the path policy can produce. */
+export const PathRejectionCode = RejectionCode.extract(['path_outside_workspace', 'path_denied', 'unsupported_step']);
+export type PathRejectionCode = z.infer<typeof PathRejectionCode>;
 
 /** Longest path we accept, in characters, and longest segment, in UTF-8 bytes (NAME_MAX). */
 export const MAX_PATH_CHARS = 1024;

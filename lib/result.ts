@@ -1,46 +1,54 @@
-import { attemptsOf, type LlmCallView, type RunStatus, type RunState } from './run-state';
-import type { PlanProfile, ProposedStep, Rejection, Strategy } from './events';
-import type { ErrorInfo } from './codes';
-import type { AnswerCheck } from './checker';
+import { z } from 'zod';
+import { AnswerCheck } from './checker';
+import { ErrorInfo } from './codes';
+import { AnswerReview, ObservationMeta, PlanProfile, ProposedStep, Rejection, RunStatus, Strategy } from './events';
+import { attemptsOf, type LlmCallView, type RunState } from './run-state';
 
 /** Spread of one measure over a run's LLM calls, as in the second write-up's closing log line. */
-export interface Spread {
-  avg: number;
-  min: number;
-  max: number;
-}
+export const Spread = z.strictObject({ avg: z.number(), min: z.number(), max: z.number() });
+export type Spread = z.infer<typeof Spread>;
 
-export interface LlmAggregates {
-  calls: number;
-  promptChars: Spread | null;
-  responseChars: Spread | null;
-  durationMs: Spread | null;
-  promptTokens: number;
-  evalTokens: number;
-}
+export const LlmAggregates = z.strictObject({
+  calls: z.int().min(0),
+  promptChars: Spread.nullable(),
+  responseChars: Spread.nullable(),
+  durationMs: Spread.nullable(),
+  promptTokens: z.int().min(0),
+  evalTokens: z.int().min(0),
+});
+export type LlmAggregates = z.infer<typeof LlmAggregates>;
 
-/** The Result of DESIGN.md's contract (CLI `--json`, `GET /api/runs/:id`), plus the run's own aggregates. */
-export interface RunResult {
-  id: string;
-  task: string;
-  status: RunStatus;
-  model: string;
-  baseline: boolean;
-  workspace: string;
-  strategy: Strategy;
-  attempts: number;
-  profile: PlanProfile;
-  plans: { round: number; goal?: string; steps: ProposedStep[]; rejections: Rejection[] }[];
-  completed: Record<string, { sha256: string; bytes: number; round: number }>;
-  answer: string | null;
-  check: AnswerCheck | null;
-  review: RunState['review'];
-  error: ErrorInfo | null;
-  createdAt: string | null;
-  finishedAt: string | null;
-  durationMs: number | null;
-  llm: LlmAggregates;
-}
+/**
+ * The Result of DESIGN.md's contract (CLI `--json`, `GET /api/runs/:id`), plus
+ * the run's own aggregates: exactly what `toResult` produces, no more keys.
+ */
+export const RunResult = z.strictObject({
+  id: z.string().min(1),
+  task: z.string(),
+  status: RunStatus,
+  model: z.string(),
+  baseline: z.boolean(),
+  workspace: z.string(),
+  strategy: Strategy,
+  /** Planning rounds begun. */
+  attempts: z.int().min(0),
+  profile: PlanProfile,
+  /** Every round's plan as the model proposed it (no steps when it did not parse), with the Validator's rejections. */
+  plans: z.array(
+    z.strictObject({ round: z.int(), goal: z.string().optional(), steps: z.array(ProposedStep), rejections: z.array(Rejection) }),
+  ),
+  /** Every file read, by path: its last observation and the round that made it. */
+  completed: z.record(z.string(), z.strictObject({ ...ObservationMeta.pick({ sha256: true, bytes: true }).shape, round: z.int() })),
+  answer: z.string().nullable(),
+  check: AnswerCheck.nullable(),
+  review: AnswerReview.nullable(),
+  error: ErrorInfo.nullable(),
+  createdAt: z.iso.datetime().nullable(),
+  finishedAt: z.iso.datetime().nullable(),
+  durationMs: z.number().nullable(),
+  llm: LlmAggregates,
+});
+export type RunResult = z.infer<typeof RunResult>;
 
 export function toResult(id: string, view: RunState): RunResult {
   const completed: RunResult['completed'] = {};

@@ -1,26 +1,24 @@
-import type { ErrorInfo, WaitReason } from './codes';
+import type { ErrorInfo } from './codes';
 import type { AnswerCheck } from './checker';
-import type {
-  CallLabel,
-  ObservationMeta,
-  PlanProfile,
-  ProposedStep,
-  Rejection,
-  ReplanReason,
-  RunEvent,
-  RunLimits,
-  Strategy,
+import {
+  TerminalStatus,
+  type AnswerReview,
+  type EventOf,
+  type ObservationMeta,
+  type ProposedStep,
+  type Rejection,
+  type ReplanReason,
+  type RunEvent,
+  type RunLimits,
+  type RunStatus,
+  type StepStatus,
 } from './events';
-import type { ClaimReview } from './review';
 
 /**
  * The one reducer: a run's state is a pure fold of its events. The server uses
  * it to produce the Result for the CLI and the API; the browser uses it to
  * render the live view. Reload, reconnect and replay are the same code path.
  */
-
-export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
-export type StepStatus = 'pending' | 'running' | 'done' | 'failed' | 'cached';
 
 export interface StepView {
   index: number;
@@ -65,40 +63,25 @@ export interface ObservationView extends ObservationMeta {
   previousSha256: string[];
 }
 
-export interface LlmCallView {
-  call: string;
-  label: CallLabel;
-  round: number | null;
-  model: string;
-  host: string | null;
-  startedAt: number;
-  finishedAt: number | null;
-  promptChars: number;
-  responseChars: number | null;
-  thinkingChars: number | null;
-  promptTokens: number | null;
-  evalTokens: number | null;
-  durationMs: number | null;
-  loadDurationNs: number | null;
-  doneReason: string | null;
-  promptArtifact: string;
-  responseArtifact: string | null;
-  thinkingArtifact: string | null;
-  error: ErrorInfo | null;
-}
+type Envelope = 'seq' | 'at' | 'type';
+/** What `llm_call_finished` adds to a call; null while the call is in flight. */
+type CallOutcome = { [K in Exclude<keyof EventOf<'llm_call_finished'>, Envelope | 'call' | 'ok'>]: EventOf<'llm_call_finished'>[K] | null };
 
-export interface RunState {
-  task: string;
-  model: string;
-  baseline: boolean;
-  host: string | null;
-  workspace: string;
-  strategy: Strategy;
-  profile: PlanProfile;
+/** One LLM call: its `llm_call_started` fields, then its `llm_call_finished` ones once it ends. */
+export type LlmCallView = Omit<EventOf<'llm_call_started'>, Envelope> &
+  CallOutcome & {
+    startedAt: number;
+    finishedAt: number | null;
+  };
+
+/** What `run_created` says of the run; empty until it is folded in. */
+type RunCreated = Pick<EventOf<'run_created'>, 'task' | 'model' | 'baseline' | 'host' | 'workspace' | 'strategy' | 'profile'>;
+
+export interface RunState extends RunCreated {
   limits: RunLimits | null;
   status: RunStatus;
   /** Why a queued run is not running yet; null once it starts or ends, or when it never waited. */
-  waiting: { reason: WaitReason; message: string; since: number } | null;
+  waiting: (Omit<EventOf<'run_waiting'>, Envelope> & { since: number }) | null;
   createdAt: number | null;
   startedAt: number | null;
   finishedAt: number | null;
@@ -107,8 +90,7 @@ export interface RunState {
   llmCalls: LlmCallView[];
   answer: string | null;
   check: AnswerCheck | null;
-  /** The Reviewer's verdicts, kept apart from the Checker's. */
-  review: { call: string | null; reviews: ClaimReview[]; error: ErrorInfo | null } | null;
+  review: AnswerReview | null;
   error: ErrorInfo | null;
   /** Sequence number of the last event folded in; the stream resumes after it. */
   lastSeq: number;
@@ -352,6 +334,6 @@ export function attemptsOf(view: RunState): number {
   return view.rounds.length;
 }
 
-export function isTerminal(status: RunStatus): boolean {
-  return status !== 'queued' && status !== 'running';
+export function isTerminal(status: RunStatus): status is TerminalStatus {
+  return (TerminalStatus.options as readonly RunStatus[]).includes(status);
 }

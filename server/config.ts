@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import type { RunLimits } from '../lib/events';
 import { buildPathPolicy, type PathPolicy } from '../lib/policy';
 import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './mcp/servers-config';
 import { OtelEnv, telemetrySettings, TelemetrySettingsError, type TelemetrySettings } from './telemetry/settings';
@@ -73,19 +74,8 @@ export interface Config {
   port: number;
   hostname: string;
   token: string | null;
-  limits: {
-    maxRounds: number;
-    maxSteps: number;
-    toolBudget: number;
-    runTimeoutMs: number;
-    callTimeoutMs: number;
-    maxFileBytes: number;
-    stepConcurrency: number;
-    readAhead: boolean;
-    maxEvidenceChars: number;
-    /** Further Synthesizer calls after an answer that does not parse, each told why the last one failed. */
-    synthesisRetries: number;
-  };
+  /** Every run's limits; a run's request may set its own `maxRounds`. */
+  limits: RunLimits;
   maxListEntries: number;
   /** The pool of workspace bridges (server/runs/bridge-pool.ts) and what every bridge may serve. */
   bridges: {

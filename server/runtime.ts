@@ -3,7 +3,9 @@ import os from 'node:os';
 import type Database from 'better-sqlite3';
 import { checkListenAddress, ConfigError, loadConfig, nextListenHostname, type Config } from './config';
 import type { ExternalTools } from './engine/tools';
-import { connectToolServers, type ToolServers } from './mcp/tool-servers';
+import type { ToolSpec } from '../lib/general-plan';
+import { connectToolServers, type ToolDescriptor, type ToolServers } from './mcp/tool-servers';
+import { workspaceToolDescriptors, workspaceToolOptions } from './mcp/workspace-tools';
 import { EvalStore } from './eval/eval-store';
 import { BridgePool } from './runs/bridge-pool';
 import { RunBus } from './runs/bus';
@@ -46,7 +48,11 @@ export function createRuntime(config: Config): Runtime {
   const { servers, connectTimeoutMs, callTimeoutMs, maxResultChars } = config.toolServers;
   // A shutdown during start-up gives up the connections still being made.
   const toolServers = connectToolServers({ servers }, { connectTimeoutMs, callTimeoutMs, maxResultChars, signal: stopping.signal });
-  const registry = new RunRegistry(config, store, bus, bridges, () => toolServers.then(asExternalTools));
+  // The bridge's tools are listed from its own server code, once per process (GET /api/mcp shows the same list).
+  const registry = new RunRegistry(config, store, bus, bridges, async () => ({
+    workspace: offeredSpecs(await workspaceToolDescriptors(workspaceToolOptions(config))),
+    external: asExternalTools(await toolServers),
+  }));
   registry.recoverInterrupted();
   let closed: Promise<void> | null = null;
   return {
@@ -144,11 +150,16 @@ function installShutdown(runtime: Runtime): void {
   }
 }
 
+/** The tools plans may call, as plans see them. */
+function offeredSpecs(tools: readonly ToolDescriptor[]): ToolSpec[] {
+  return tools.filter((t) => t.offered).map(({ qualified, description, inputSchema }) => ({ qualified, description, inputSchema }));
+}
+
 /** The configured MCP servers' tools as a run sees them (the workspace bridge is the engine's own): offered ones only. */
 function asExternalTools(servers: ToolServers): ExternalTools {
   const tools = servers.tools();
   return {
-    specs: tools.filter((t) => t.offered).map(({ qualified, description, inputSchema }) => ({ qualified, description, inputSchema })),
+    specs: offeredSpecs(tools),
     notOffered: new Map(tools.flatMap((t) => (t.offered ? [] : [[t.qualified, t.notOfferedReason ?? 'not offered'] as const]))),
     call: (qualified, args, signal) => servers.call(qualified, args, signal),
   };

@@ -1,8 +1,9 @@
 'use server';
 
 import { redirect } from 'next/navigation';
+import { RunRequestField } from '@/lib/run-request';
 import { foldRun } from '@/lib/run-state';
-import { isRequestError } from '@/server/runs/request-error';
+import { isRequestError } from '@/server/http/request-error';
 import { getRuntime } from '@/server/runtime';
 
 /**
@@ -16,9 +17,9 @@ export async function startCounterpart(formData: FormData): Promise<void> {
   const back = (message: string) => `/compare?a=${encodeURIComponent(a)}&error=${encodeURIComponent(message)}`;
   if (!store.getRun(a)) redirect(`/compare?error=${encodeURIComponent(`There is no run ${a}.`)}`);
   const view = foldRun(store.events(a));
-  const input: Record<string, unknown> = { task: view.task, workspace: view.workspace };
+  const input: Partial<Record<RunRequestField, unknown>> = { task: view.task, workspace: view.workspace };
   if (view.limits) input.maxRounds = view.limits.maxRounds;
-  for (const key of ['model', 'strategy'] as const) {
+  for (const key of RunRequestField.extract(['model', 'strategy']).options) {
     const value = formData.get(key);
     if (typeof value === 'string' && value.trim() !== '') input[key] = value;
   }

@@ -1,3 +1,5 @@
+import type { ErrorInfo } from '@/lib/codes';
+import type { Rejection } from '@/lib/events';
 import { checkPlanPath } from '@/lib/policy';
 import type { RunState } from '@/lib/run-state';
 import { formatBytes, shortSha } from '../format';
@@ -8,8 +10,8 @@ import { SideTag } from './side-tag';
 /** What became of one path in one run. */
 type FileFate =
   | { kind: 'read'; round: number; bytes: number; sha256: string; reusedIn: number[]; cited: boolean }
-  | { kind: 'failed'; code: string; message: string }
-  | { kind: 'rejected'; code: string; message: string }
+  | ({ kind: 'failed' } & ErrorInfo)
+  | ({ kind: 'rejected' } & Pick<Rejection, 'code' | 'message'>)
   | { kind: 'none' };
 
 type Overlap = 'both' | 'a' | 'b' | 'neither';

@@ -1,5 +1,5 @@
-import type { Rejection } from '@/lib/events';
-import type { RoundView, StepStatus } from '@/lib/run-state';
+import type { Rejection, StepStatus } from '@/lib/events';
+import type { RoundView } from '@/lib/run-state';
 import { Code } from '../ui/panel';
 import type { CompareSide } from './side';
 import { SideTag } from './side-tag';

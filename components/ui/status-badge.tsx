@@ -1,4 +1,4 @@
-import type { RunStatus, StepStatus } from '@/lib/run-state';
+import type { RunStatus, StepStatus } from '@/lib/events';
 
 type Status = RunStatus | StepStatus;
 

@@ -6,7 +6,7 @@ import { Strategy } from '../../lib/events';
 import { appRootOf } from '../app-root';
 import { ConfigError, loadConfig, OFFLINE_MODEL } from '../config';
 import { runSuite, SuiteError } from '../eval/run-suite';
-import { isRequestError } from '../runs/request-error';
+import { isRequestError } from '../http/request-error';
 import { createRuntime } from '../runtime';
 
 const USAGE =

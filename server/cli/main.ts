@@ -3,16 +3,32 @@ import { parseArgs } from 'node:util';
 import { ExitCode } from '../../lib/codes';
 import { PlanProfile, Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
+import { RunRequest, RunRequestField } from '../../lib/run-request';
 import { appRootOf } from '../app-root';
 import { ConfigError, loadConfig } from '../config';
-import { RequestError } from '../runs/request-error';
+import { RequestError } from '../http/request-error';
 import { describeAllowedWorkspaces } from '../runs/workspace';
 import { createRuntime } from '../runtime';
 import { progressLine, summaryTable } from './progress';
 import { printable } from './terminal-text';
 
-const USAGE =
-  'usage: npm run planscope -- run "<task>" [--workspace DIR] [--model NAME] [--strategy plan-execute|react] [--profile file|general] [--max-rounds N] [--json]';
+/** Every field of the request but the task (the positional argument) is a flag; the order and value names are the usage line's. */
+const FLAG_VALUES = {
+  workspace: 'DIR',
+  model: 'NAME',
+  strategy: Strategy.options.join('|'),
+  profile: PlanProfile.options.join('|'),
+  maxRounds: 'N',
+} satisfies Record<Exclude<RunRequestField, 'task'>, string>;
+type FlagField = keyof typeof FLAG_VALUES;
+const FLAG_FIELDS = Object.keys(FLAG_VALUES) as FlagField[];
+
+/** `maxRounds` is spelled `--max-rounds`. */
+function flagOf(field: string): string {
+  return field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+}
+
+const USAGE = `usage: npm run planscope -- run "<task>" ${FLAG_FIELDS.map((f) => `[--${flagOf(f)} ${FLAG_VALUES[f]}]`).join(' ')} [--json]`;
 
 function fail(reason: string): never {
   process.stderr.write(`planscope: ${printable(reason)}\n${USAGE}\n`);
@@ -25,11 +41,7 @@ function parseCli(argv: string[]) {
       args: argv,
       allowPositionals: true,
       options: {
-        workspace: { type: 'string' },
-        model: { type: 'string' },
-        strategy: { type: 'string' },
-        profile: { type: 'string' },
-        'max-rounds': { type: 'string' },
+        ...Object.fromEntries(FLAG_FIELDS.map((field) => [flagOf(field), { type: 'string' as const }])),
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -37,6 +49,22 @@ function parseCli(argv: string[]) {
   } catch (error) {
     return fail((error as Error).message);
   }
+}
+
+/** The run request the flags spell, checked by the request's own schema before anything starts; a refusal names the flag. */
+function requestOf(task: string, values: Record<string, string | boolean | undefined>): RunRequest {
+  const request: Partial<Record<RunRequestField, unknown>> = { task };
+  for (const field of FLAG_FIELDS) {
+    const value = values[flagOf(field)];
+    if (typeof value === 'string') request[field] = value;
+  }
+  // The run API refuses relative workspaces; at the console, one is relative to where the command runs.
+  if (typeof request.workspace === 'string') request.workspace = path.resolve(request.workspace);
+  const parsed = RunRequest.safeParse(request);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = String(issue?.path[0] ?? 'task');
+  return fail(`${field === 'task' ? 'task' : `--${flagOf(field)}`}: ${issue?.message ?? 'invalid'}`);
 }
 
 async function main(): Promise<number> {
@@ -49,16 +77,7 @@ async function main(): Promise<number> {
   if (command !== 'run') fail(command ? `unknown command "${command}"` : 'missing command');
   if (!task || task.trim() === '') fail('missing task');
   if (extra.length > 0) fail(`unexpected argument "${extra[0]}" (quote the task)`);
-  const maxRounds = values['max-rounds'];
-  if (maxRounds !== undefined && !/^\d+$/.test(maxRounds)) fail('--max-rounds takes a whole number');
-  const strategy = values.strategy;
-  if (strategy !== undefined && !Strategy.options.includes(strategy as Strategy)) {
-    fail(`--strategy takes ${Strategy.options.join(' or ')}`);
-  }
-  const profile = values.profile;
-  if (profile !== undefined && !PlanProfile.options.includes(profile as PlanProfile)) {
-    fail(`--profile takes ${PlanProfile.options.join(' or ')}`);
-  }
+  const request = requestOf(task, values);
 
   let runtime;
   try {
@@ -70,9 +89,7 @@ async function main(): Promise<number> {
   try {
     let id: string;
     try {
-      // The run API refuses relative workspaces; at the console, one is relative to where the command runs.
-      const workspace = values.workspace === undefined ? undefined : path.resolve(values.workspace);
-      ({ id } = runtime.registry.start({ task, model: values.model, workspace, maxRounds, strategy, profile }));
+      ({ id } = runtime.registry.start(request));
     } catch (error) {
       if (error instanceof RequestError) {
         // At the server's own console, naming the allowed directories helps; the API does not echo them.

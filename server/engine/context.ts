@@ -1,4 +1,6 @@
+import type { RunErrorCode } from '../../lib/codes';
 import type { PlanProfile, RunLimits, Strategy } from '../../lib/events';
+import type { ToolSpec } from '../../lib/general-plan';
 import type { ExternalTools } from './tools';
 import type { PlanLimits } from '../../lib/plan';
 import type { PathPolicy } from '../../lib/policy';
@@ -11,6 +13,8 @@ export interface RunContext {
   task: string;
   strategy: Strategy;
   profile: PlanProfile;
+  /** The workspace bridge's own tools (read_file, list_files) as its server lists them, for general plans. */
+  workspaceTools: readonly ToolSpec[];
   /** Tools of other MCP servers, for general plans. */
   externalTools: ExternalTools;
   /** Whether the Reviewer pass runs after the Checker. */
@@ -33,7 +37,7 @@ export interface RunContext {
 /** A run ends early with a stable code; the loop turns it into `run_finished`. */
 export class RunStop extends Error {
   constructor(
-    readonly code: string,
+    readonly code: RunErrorCode,
     message: string,
   ) {
     super(message);

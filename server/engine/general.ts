@@ -21,7 +21,6 @@ import { callModel } from './llm-call';
 import { inSpan, spanKey } from '../telemetry/trace-context';
 import type { PlanOutcome } from './planner';
 import { generalPlannerMessages, reasoningMessages, type RoundLesson } from './prompts';
-import { workspaceTools } from './tools';
 
 /** What a general plan's rounds accumulate: observations by target, and reasoning results by step. */
 export interface GeneralMemory {
@@ -30,7 +29,7 @@ export interface GeneralMemory {
 }
 
 export function toolsOf(ctx: RunContext): ToolSpec[] {
-  return [...workspaceTools(ctx.planLimits.maxPathChars), ...ctx.externalTools.specs];
+  return [...ctx.workspaceTools, ...ctx.externalTools.specs];
 }
 
 /** One planning round of the general profile: the schema is generated from the tools connected now. */

@@ -1,3 +1,4 @@
+import type { RunErrorCode } from '../../lib/codes';
 import type { ReplanReason } from '../../lib/events';
 import { ModelCallError } from '../llm/types';
 import { BridgeError } from '../mcp/bridge-client';
@@ -96,7 +97,7 @@ function roundsSummary(maxRounds: number, lessons: RoundLesson[]): string {
 }
 
 function finishWithError(ctx: RunContext, thrown: unknown): void {
-  let code: string;
+  let code: RunErrorCode;
   let message: string;
   if (thrown instanceof RunStop || thrown instanceof ModelCallError) {
     ({ code, message } = thrown);

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ErrorInfo, RunErrorCode } from '../../lib/codes';
+import type { ErrorCode, ErrorInfo, RunErrorCode } from '../../lib/codes';
 import { toEvalSummary, type EvalItem, type EvalRecord, type EvalSettings, type EvalSummary } from '../../lib/eval';
 import { ownerAlive } from '../store/owner';
 
@@ -13,7 +13,7 @@ interface RawEval {
   status: EvalRecord['status'];
   finished_at: number | null;
   owner_pid: number | null;
-  error_code: string | null;
+  error_code: ErrorCode | null;
   error_message: string | null;
 }
 

@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RunErrorCode } from '../../lib/codes';
-import { EvalSuite, scoreRun, type EvalItem } from '../../lib/eval';
-import type { Strategy } from '../../lib/events';
+import { EvalSuite, scoreRun, type EvalItem, type EvalSettings } from '../../lib/eval';
 import { toResult } from '../../lib/result';
-import { isRequestError } from '../runs/request-error';
+import { isRequestError } from '../http/request-error';
 import type { Runtime } from '../runtime';
 
 export class SuiteError extends Error {
@@ -27,13 +26,8 @@ export function loadSuite(file: string): { suite: EvalSuite; workspace: string }
   return { suite: parsed.data, workspace: path.resolve(path.dirname(file), parsed.data.workspace) };
 }
 
-export interface EvalPlan {
-  suitePath: string;
-  models: string[];
-  strategies: Strategy[];
-  repeat: number;
-  onItem?: (item: EvalItem) => void;
-}
+/** What to run: the settings stored with the evaluation, and who to tell of each item as it is stored. */
+export type EvalPlan = EvalSettings & { onItem?: (item: EvalItem) => void };
 
 /**
  * Runs every task of a suite for each model, strategy and repetition, one

@@ -1,8 +1,14 @@
-import { isRequestError, RequestError } from '../runs/request-error';
+import type { ErrorInfo } from '../../lib/codes';
+import { isRequestError, RequestError } from './request-error';
 
 /** JSON error body of the API: always `{error: {code, message}}`. */
-export function errorResponse(status: number, code: string, message: string): Response {
-  return Response.json({ error: { code, message } }, { status });
+function errorResponse(status: number, error: ErrorInfo, headers?: HeadersInit): Response {
+  return Response.json({ error }, { status, headers });
+}
+
+/** A refused request, answered with its code's status. */
+export function refusalResponse(error: RequestError, headers?: HeadersInit): Response {
+  return errorResponse(error.status, { code: error.code, message: error.message }, headers);
 }
 
 /** Maps what a handler throws to a response: refused requests to their 4xx, anything else to a 500 that says so. */
@@ -10,9 +16,9 @@ export async function handle(fn: () => Promise<Response> | Response): Promise<Re
   try {
     return await fn();
   } catch (error) {
-    if (isRequestError(error)) return errorResponse(error.status, error.code, error.message);
+    if (isRequestError(error)) return refusalResponse(error);
     console.error('planscope: unhandled error in API route', error);
-    return errorResponse(500, 'internal', error instanceof Error ? error.message : String(error));
+    return errorResponse(500, { code: 'internal', message: error instanceof Error ? error.message : String(error) });
   }
 }
 

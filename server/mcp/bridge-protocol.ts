@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { StepErrorCode } from '../../lib/codes';
-import type { FileRead, FileStat, WorkspaceFile } from './types';
 
 /**
  * The wire contract between the workspace bridge server and its client:
@@ -16,23 +15,28 @@ export const BridgeToolName = {
 } as const;
 export type BridgeToolName = (typeof BridgeToolName)[keyof typeof BridgeToolName];
 
+/** list_files takes no arguments. */
+export const NoArgs = z.strictObject({});
+
 /**
  * A path argument is any string: emptiness, length and shape are judged by the
  * path policy, so that a bad path comes back as `denied_by_bridge` with the
- * policy's reason instead of a generic schema error.
+ * policy's reason instead of a generic schema error. No other key is taken:
+ * plans are validated against this schema as the bridge lists it.
  */
-export const PathArgs = z.object({
+export const PathArgs = z.strictObject({
   path: z.string().describe('Workspace-relative path of one file, "/"-separated, e.g. "src/config.ts"'),
 });
 export type PathArgs = z.infer<typeof PathArgs>;
 
-export const WorkspaceFileSchema = z.object({
+export const WorkspaceFile = z.object({
+  /** Normalised workspace-relative path, `/`-separated. */
   path: z.string(),
   bytes: z.number().int().nonnegative(),
 });
 
 export const ListFilesResult = z.object({
-  files: z.array(WorkspaceFileSchema),
+  files: z.array(WorkspaceFile),
   /** True when the walk stopped at the entry bound before seeing the whole workspace. */
   truncated: z.boolean(),
 });
@@ -51,19 +55,8 @@ export const ReadFileResult = StatFileResult.extend({
   lines: z.number().int().nonnegative(),
 });
 
-// The schemas and the engine-facing types in ./types.ts describe the same data.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-const sameShapes: [
-  Same<z.infer<typeof WorkspaceFileSchema>, WorkspaceFile>,
-  Same<z.infer<typeof StatFileResult>, FileStat>,
-  Same<z.infer<typeof ReadFileResult>, FileRead>,
-] = [true, true, true];
-void sameShapes;
-
-export interface ToolFailure {
-  code: StepErrorCode;
-  message: string;
-}
+export const ToolFailure = z.object({ code: StepErrorCode, message: z.string() });
+export type ToolFailure = z.infer<typeof ToolFailure>;
 
 /**
  * A failed tool call is an `isError` result whose text starts with a stable

@@ -7,6 +7,7 @@ import {
   BridgeToolName,
   formatToolFailure,
   ListFilesResult,
+  NoArgs,
   PathArgs,
   ReadFileResult,
   StatFileResult,
@@ -64,6 +65,7 @@ export function createBridgeServer(options: BridgeServerOptions): McpServer {
     {
       title: 'List workspace files',
       description: `Lists the files of the workspace this server will serve, with their sizes in bytes (at most ${options.maxListEntries}).`,
+      inputSchema: NoArgs,
       outputSchema: ListFilesResult,
       annotations: READ_ONLY,
     },

@@ -18,30 +18,6 @@ import { z } from 'zod';
  * here, once, by loadConfig.
  */
 
-export interface StdioServerConfig {
-  command: string;
-  args?: string[];
-  /** Merged over the SDK's `getDefaultEnvironment()` (HOME, PATH, …). */
-  env?: Record<string, string>;
-  /** Absolute once loaded from a file; relative paths resolve against the process's cwd. */
-  cwd?: string;
-  /** Offer plans the tools not annotated `readOnlyHint: true` too. Default false. */
-  allowWrite?: boolean;
-}
-
-export interface HttpServerConfig {
-  /** A Streamable HTTP endpoint, http or https. */
-  url: string;
-  /** Offer plans the tools not annotated `readOnlyHint: true` too. Default false. */
-  allowWrite?: boolean;
-}
-
-export type ServerConfig = StdioServerConfig | HttpServerConfig;
-
-export function isHttpServer(server: ServerConfig): server is HttpServerConfig {
-  return 'url' in server;
-}
-
 /** What the plans name: `<server>.<tool>`, so a server name has no dot. */
 export const SERVER_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 /** The built-in workspace bridge's name; a configured server cannot take it. */
@@ -50,17 +26,22 @@ export const RESERVED_SERVER_NAME = 'workspace';
 export const MAX_TOOL_SERVERS = 16;
 export const CONFIG_FILE_NAME = 'planscope.config.json';
 
-const StdioServerSchema = z.strictObject({
+export const StdioServerConfig = z.strictObject({
   command: z.string().trim().min(1, 'must not be empty').max(4096),
   args: z.array(z.string().max(16_384)).max(256).optional(),
+  /** Merged over the SDK's `getDefaultEnvironment()` (HOME, PATH, …). */
   env: z
     .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'), z.string().max(65_536))
     .optional(),
+  /** Absolute once loaded from a file; relative paths resolve against the process's cwd. */
   cwd: z.string().trim().min(1, 'must not be empty').max(4096).optional(),
+  /** Offer plans the tools not annotated `readOnlyHint: true` too. Default false. */
   allowWrite: z.boolean().optional(),
 });
+export type StdioServerConfig = z.infer<typeof StdioServerConfig>;
 
-const HttpServerSchema = z.strictObject({
+export const HttpServerConfig = z.strictObject({
+  /** A Streamable HTTP endpoint, http or https. */
   url: z
     .string()
     .trim()
@@ -73,8 +54,16 @@ const HttpServerSchema = z.strictObject({
         return false;
       }
     }, 'must be an http:// or https:// URL'),
+  /** Offer plans the tools not annotated `readOnlyHint: true` too. Default false. */
   allowWrite: z.boolean().optional(),
 });
+export type HttpServerConfig = z.infer<typeof HttpServerConfig>;
+
+export type ServerConfig = StdioServerConfig | HttpServerConfig;
+
+export function isHttpServer(server: ServerConfig): server is HttpServerConfig {
+  return 'url' in server;
+}
 
 const FileSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -142,11 +131,11 @@ export function parseServersConfig(json: unknown, file: string): Record<string, 
     const entry = raw as Record<string, unknown>;
     if ('url' in entry && 'command' in entry) fail(key, 'has both "command" and "url"; a server is either stdio (command) or HTTP (url)');
     if ('url' in entry) {
-      const parsed = HttpServerSchema.safeParse(entry);
+      const parsed = HttpServerConfig.safeParse(entry);
       if (!parsed.success) failIssue(key, parsed.error);
       servers[name] = { url: parsed.data!.url, allowWrite: parsed.data!.allowWrite ?? false };
     } else if ('command' in entry) {
-      const parsed = StdioServerSchema.safeParse(entry);
+      const parsed = StdioServerConfig.safeParse(entry);
       if (!parsed.success) failIssue(key, parsed.error);
       const { command, args, env, cwd, allowWrite } = parsed.data!;
       servers[name] = {

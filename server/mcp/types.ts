@@ -1,24 +1,12 @@
-import type { StepErrorCode } from '../../lib/codes';
+import type { z } from 'zod';
+import type { ReadFileResult, StatFileResult, ToolFailure, WorkspaceFile as WorkspaceFileSchema } from './bridge-protocol';
 
-export interface WorkspaceFile {
-  /** Normalised workspace-relative path, `/`-separated. */
-  path: string;
-  bytes: number;
-}
+/** The engine-facing names of the bridge's results: the wire schemas' own types (./bridge-protocol.ts). */
+export type WorkspaceFile = z.infer<typeof WorkspaceFileSchema>;
+export type FileStat = z.infer<typeof StatFileResult>;
+export type FileRead = z.infer<typeof ReadFileResult>;
 
-export interface FileStat {
-  path: string;
-  bytes: number;
-  mtimeMs: number;
-}
-
-export interface FileRead extends FileStat {
-  text: string;
-  sha256: string;
-  lines: number;
-}
-
-export type BridgeOutcome<T> = { ok: true; value: T } | { ok: false; code: StepErrorCode; message: string };
+export type BridgeOutcome<T> = { ok: true; value: T } | ({ ok: false } & ToolFailure);
 
 /**
  * The engine's only way to touch the workspace: an MCP client connected over

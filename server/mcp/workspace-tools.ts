@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Config } from '../config';
 import { BridgeToolName } from './bridge-protocol';
 import { createBridgeServer } from './bridge-server';
 import { RESERVED_SERVER_NAME } from './servers-config';
@@ -15,6 +16,11 @@ export interface WorkspaceToolsOptions {
 }
 
 const cache = new Map<string, Promise<ToolDescriptor[]>>();
+
+/** What the configured bridges are started with, as far as their tools' descriptions depend on it. */
+export function workspaceToolOptions(config: Pick<Config, 'workspace' | 'limits' | 'maxListEntries'>): WorkspaceToolsOptions {
+  return { workspace: config.workspace, maxFileBytes: config.limits.maxFileBytes, maxListEntries: config.maxListEntries };
+}
 
 /**
  * The built-in workspace bridge as a ServerStatus, listed first among the

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { RunErrorCode } from '../../lib/codes';
 import type { PlanProfile, RunEvent, RunLimits, Strategy } from '../../lib/events';
+import type { ToolSpec } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { RunRequest } from '../../lib/run-request';
 import { emptyRun, foldRun, isTerminal, type RunState } from '../../lib/run-state';
 import type { Config } from '../config';
 import { runAgent } from '../engine/run-loop';
-import { NO_EXTERNAL_TOOLS, type ExternalTools } from '../engine/tools';
+import type { ExternalTools } from '../engine/tools';
 import { resolveModel } from '../llm/resolve';
 import { workspaceChange } from '../mcp/workspace-identity';
 import { inRunTrace, newRunTraceparent } from '../telemetry/trace-context';
@@ -15,8 +16,14 @@ import type { RunStore } from '../store/run-store';
 import type { BridgeLease, BridgePool } from './bridge-pool';
 import type { RunBus } from './bus';
 import { RunRecorder } from './recorder';
-import { RequestError } from './request-error';
+import { RequestError } from '../http/request-error';
 import { resolveWorkspace, type PinnedWorkspace } from './workspace';
+
+/** The tools a run offers its plans: the workspace bridge's own, and those of the other configured MCP servers. */
+export interface RunTools {
+  workspace: readonly ToolSpec[];
+  external: ExternalTools;
+}
 
 interface LiveRun {
   controller: AbortController;
@@ -42,8 +49,8 @@ export class RunRegistry {
     private readonly store: RunStore,
     private readonly bus: RunBus,
     private readonly bridges: BridgePool,
-    /** Tools of the other configured MCP servers, connected once at start-up. */
-    private readonly externalTools: () => Promise<ExternalTools> = async () => NO_EXTERNAL_TOOLS,
+    /** The tools runs offer their plans, listed once: the bridge's own, and the other configured MCP servers' (connected at start-up). */
+    private readonly tools: () => Promise<RunTools>,
   ) {}
 
   start(input: unknown): { id: string } {
@@ -160,22 +167,22 @@ export class RunRegistry {
     ]);
   }
 
+  /**
+   * The one place a task's length is judged, before the schema: an over-long
+   * task is a 413 task_too_long whatever else is wrong with the request.
+   */
   private parseRequest(input: unknown): RunRequest {
-    // Length first: a task over the schema's own ceiling would otherwise come back as a 400 schema
-    // message instead of the 413 task_too_long every other oversized task gets.
     const task = typeof input === 'object' && input !== null ? (input as { task?: unknown }).task : undefined;
-    if (typeof task === 'string' && task.trim().length > this.config.maxTaskChars) throw this.taskTooLong(task.trim().length);
+    const length = typeof task === 'string' ? task.trim().length : 0;
+    if (length > this.config.maxTaskChars) {
+      throw new RequestError('task_too_long', `The task is ${length} characters; the limit is ${this.config.maxTaskChars}.`);
+    }
     const parsed = RunRequest.safeParse(input);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new RequestError('invalid_request', `${issue?.path.join('.') || 'request'}: ${issue?.message ?? 'invalid'}`);
     }
-    if (parsed.data.task.length > this.config.maxTaskChars) throw this.taskTooLong(parsed.data.task.length);
     return parsed.data;
-  }
-
-  private taskTooLong(length: number): RequestError {
-    return new RequestError('task_too_long', `The task is ${length} characters; the limit is ${this.config.maxTaskChars}.`);
   }
 
   private pump(): void {
@@ -206,11 +213,13 @@ export class RunRegistry {
     try {
       lease = await this.leaseBridge(live, recorder, workspace, limits);
       if (lease) {
+        const tools = await this.tools();
         await runAgent({
           task: recorder.view.task,
           strategy,
           profile,
-          externalTools: await this.externalTools(),
+          workspaceTools: tools.workspace,
+          externalTools: tools.external,
           review: this.config.review,
           pathPolicy: this.config.pathPolicy,
           secretScan: this.config.secretScan,

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { RunEvent } from '../../lib/events';
 import type { RunSummary } from '../../lib/api';
-import type { PlanProfile, Strategy } from '../../lib/events';
-import type { RunStatus, RunState } from '../../lib/run-state';
+import type { PlanProfile, RunStatus, Strategy } from '../../lib/events';
+import type { RunState } from '../../lib/run-state';
 import { attemptsOf } from '../../lib/run-state';
 
 /** A run's row: the summary the list shows (a cache of the fold), plus who owns it. */

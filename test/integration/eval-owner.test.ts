@@ -5,6 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { EvalSettings } from '../../lib/eval';
 import { EvalStore } from '../../server/eval/eval-store';
 import { openDatabase } from '../../server/store/db';
 import { startFakeOllama } from '../support/fake-ollama';
@@ -17,7 +18,7 @@ import { answer, APP_ROOT, copyWorkspace, plan } from '../support/harness';
  * still at work is left alone. Real SQLite files, real processes.
  */
 
-const SETTINGS = { suitePath: '/suite.json', models: ['offline'], strategies: ['plan-execute'], repeat: 1 };
+const SETTINGS: EvalSettings = { suitePath: '/suite.json', models: ['offline'], strategies: ['plan-execute'], repeat: 1 };
 /** Upper bound for any poll in this file: generous for two busy cores, never unbounded. */
 const WAIT_MS = 30_000;
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generalPlanJsonSchema } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
-import { workspaceTools } from '../../server/engine/tools';
+import { workspaceToolDescriptors, workspaceToolOptions } from '../../server/mcp/workspace-tools';
 import { answer, APP_ROOT, startHarness, workspaceBridge, type Harness } from '../support/harness';
 
 const TASK = 'How is the model endpoint configured?';
@@ -41,7 +41,8 @@ describe('the general plan profile', () => {
     expect(summary).toContain('#1 src/config.ts');
     expect(summary).toContain('#2 docs/configuration.md');
     const [planner, executor, synthesizer] = chats(h);
-    expect(planner!.format).toEqual(generalPlanJsonSchema(workspaceTools(DEFAULT_PLAN_LIMITS.maxPathChars), DEFAULT_PLAN_LIMITS));
+    const workspaceTools = await workspaceToolDescriptors(workspaceToolOptions(h.runtime.config));
+    expect(planner!.format).toEqual(generalPlanJsonSchema(workspaceTools, DEFAULT_PLAN_LIMITS));
     expect(executor!.messages[1]!.content).toContain("18| export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';");
     expect(synthesizer!.messages[1]!.content).toContain('The endpoint is OLLAMA_HOST');
   });

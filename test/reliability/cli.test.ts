@@ -133,3 +133,20 @@ describe('the CLI text mode prints control characters visibly', () => {
     expect(outcome.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
   });
 });
+
+describe('the CLI checks its flags with the run request schema, before anything starts', () => {
+  it.each([
+    ['--strategy', ['--strategy', 'fastest']],
+    ['--profile', ['--profile', 'anything']],
+    ['--max-rounds', ['--max-rounds', '0x3']],
+    ['--max-rounds', ['--max-rounds', '11']],
+  ])('refuses a bad %s with exit 2, naming the flag and showing the usage', async (flag, args) => {
+    const outcome = await runCli(TSX_ENTRY, ['run', TASK, ...args], { cwd: APP_ROOT, env: { PLANSCOPE_MODEL: 'offline' } });
+    expect(outcome.code).toBe(2);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr).toMatch(new RegExp(`^planscope: ${flag}: `));
+    expect(outcome.stderr).toContain(
+      'usage: npm run planscope -- run "<task>" [--workspace DIR] [--model NAME] [--strategy plan-execute|react] [--profile file|general] [--max-rounds N] [--json]',
+    );
+  });
+});

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlanProfile, RunEvent, Strategy } from '../../lib/events';
-import { toResult, type RunResult } from '../../lib/result';
+import { RunResult, toResult } from '../../lib/result';
 import type { RunState } from '../../lib/run-state';
 import { loadConfig } from '../../server/config';
 import type { WorkspaceBridge } from '../../server/mcp/types';
@@ -76,7 +76,8 @@ export async function startHarness(script: FakeScript = {}, env: Record<string, 
       const unsubscribe = options.onEvent ? runtime.bus.subscribe(id, options.onEvent) : () => {};
       const view = await runtime.registry.waitFor(id);
       unsubscribe();
-      return { id, view, result: toResult(id, view), events: runtime.store.events(id) };
+      // Every Result a test run produces is also held to the Result's schema.
+      return { id, view, result: RunResult.parse(toResult(id, view)), events: runtime.store.events(id) };
     },
     async close() {
       await runtime.close();

@@ -1,6 +1,6 @@
 import type { McpServersResponse } from '@/lib/api';
 import { handle } from '@/server/http/respond';
-import { workspaceServerStatus } from '@/server/mcp/workspace-tools';
+import { workspaceServerStatus, workspaceToolOptions } from '@/server/mcp/workspace-tools';
 import { getRuntime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';
@@ -15,11 +15,7 @@ export function GET(): Promise<Response> {
   return handle(async () => {
     const { config, toolServers } = getRuntime();
     const [workspace, servers] = await Promise.all([
-      workspaceServerStatus({
-        workspace: config.workspace,
-        maxFileBytes: config.limits.maxFileBytes,
-        maxListEntries: config.maxListEntries,
-      }),
+      workspaceServerStatus(workspaceToolOptions(config)),
       toolServers,
     ]);
     const body: McpServersResponse = { servers: [workspace, ...servers.statuses()] };

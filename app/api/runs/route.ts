@@ -1,6 +1,6 @@
 import type { RunList, RunSummary } from '@/lib/api';
 import { handle, readJsonBody } from '@/server/http/respond';
-import { RequestError } from '@/server/runs/request-error';
+import { RequestError } from '@/server/http/request-error';
 import type { RunRow } from '@/server/store/run-store';
 import { getRuntime } from '@/server/runtime';
 

@@ -1,5 +1,5 @@
-import { errorResponse, handle } from '@/server/http/respond';
-import { RequestError } from '@/server/runs/request-error';
+import { handle } from '@/server/http/respond';
+import { RequestError } from '@/server/http/request-error';
 import { getRuntime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';
@@ -12,7 +12,7 @@ export function POST(_request: Request, { params }: { params: Promise<{ id: stri
     const row = store.getRun(id);
     if (!row) throw new RequestError('run_not_found', `There is no run ${id}.`);
     if (!registry.cancel(id)) {
-      return errorResponse(409, 'not_running', `Run ${id} is ${row.status}; only a queued or running run can be cancelled.`);
+      throw new RequestError('not_running', `Run ${id} is ${row.status}; only a queued or running run can be cancelled.`);
     }
     return Response.json({ id, cancelling: true }, { status: 202 });
   });

@@ -1,6 +1,6 @@
 import { handle } from '@/server/http/respond';
 import { runEventStream } from '@/server/http/run-stream';
-import { RequestError } from '@/server/runs/request-error';
+import { RequestError } from '@/server/http/request-error';
 import { getRuntime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';

@@ -1,4 +1,19 @@
-import { REQUEST_ERROR_STATUS, type RequestErrorCode } from '../../lib/codes';
+import type { RequestErrorCode } from '../../lib/codes';
+
+/** The HTTP status each refusal is answered with. */
+export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
+  invalid_request: 400,
+  task_too_long: 413,
+  payload_too_large: 413,
+  workspace_not_found: 400,
+  /** Outside PLANSCOPE_WORKSPACE_ROOTS: understood, and refused. */
+  workspace_not_allowed: 403,
+  run_not_found: 404,
+  artifact_not_found: 404,
+  eval_not_found: 404,
+  unauthorized: 401,
+  not_running: 409,
+};
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */
 export class RequestError extends Error {
