@@ -5,8 +5,10 @@ import type { RunErrorCode } from '../../lib/codes';
 import { EvalSuite, scoreRun, type EvalItem } from '../../lib/eval';
 import type { Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
+import type { Config } from '../config';
+import type { RunRegistry } from '../runs/registry';
 import { isRequestError } from '../runs/request-error';
-import type { Runtime } from '../runtime';
+import type { EvalStore } from './eval-store';
 
 export class SuiteError extends Error {
   override name = 'SuiteError';
@@ -35,13 +37,20 @@ export interface EvalPlan {
   onItem?: (item: EvalItem) => void;
 }
 
+/** What an evaluation needs of the runtime: the registry to run through, the store for its items, the policy it scores by. */
+export interface SuiteRuntime {
+  registry: Pick<RunRegistry, 'start' | 'waitFor'>;
+  evals: EvalStore;
+  config: Pick<Config, 'pathPolicy'>;
+}
+
 /**
  * Runs every task of a suite for each model, strategy and repetition, one
  * run at a time (a local model serves one request well, and wall times stay
  * comparable), through the same registry as every other run. Items are
  * stored as they finish, so an interrupted evaluation keeps what it measured.
  */
-export async function runSuite(runtime: Runtime, plan: EvalPlan): Promise<{ id: string; items: EvalItem[] }> {
+export async function runSuite(runtime: SuiteRuntime, plan: EvalPlan): Promise<{ id: string; items: EvalItem[] }> {
   const { suite, workspace } = loadSuite(plan.suitePath);
   const store = runtime.evals;
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
