@@ -6,10 +6,10 @@ import type { RunContext } from './context';
 export type CallRequest = Pick<ModelRequest, 'label' | 'input' | 'onContent'> & { round: number | null };
 
 /**
- * One recorded LLM call, as in the second write-up's log: label and number
- * (`planner#1`), model, host (masked), sizes in characters and tokens,
- * duration, `done_reason`, and the raw prompt and raw response kept as
- * artifacts whatever happens, including an empty or failed response.
+ * One recorded LLM call: label and number (`planner#1`), model, host
+ * (masked), sizes in characters and tokens, duration, `done_reason`, and the
+ * raw prompt and raw response kept as artifacts whatever happens, including
+ * an empty or failed response.
  */
 export async function callModel(ctx: RunContext, request: CallRequest): Promise<{ call: string; reply: ModelReply }> {
   const { model, recorder } = ctx;

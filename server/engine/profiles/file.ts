@@ -1,6 +1,5 @@
 import { parsePlan, planJsonSchema, type Plan } from '../../../lib/plan';
 import { validatePlan } from '../../../lib/validator';
-import type { PathPolicy } from '../../../lib/policy';
 import { executeReads } from '../executor';
 import { planStepStream } from '../plan-stream';
 import { ReadAhead } from '../read-ahead';
@@ -30,7 +29,7 @@ function jsonSchema(rules: PlanRules) {
 }
 
 /** The plan is recorded as proposed, before the Validator normalises its paths. */
-export function validateFilePlan(plan: Plan, rules: { pathPolicy: PathPolicy }): PlanVerdict {
+export function validateFilePlan(plan: Plan, rules: Pick<PlanRules, 'pathPolicy'>): PlanVerdict {
   const verdict = validatePlan(plan, rules.pathPolicy);
   return { proposed: plan.steps, steps: verdict.steps, rejections: verdict.rejections };
 }
