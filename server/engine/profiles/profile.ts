@@ -6,8 +6,7 @@ import type { StructuredParse } from '../../../lib/structured';
 import type { FilePlanInput, GeneralPlanInput, JsonSchema } from '../../llm/stage-input';
 import type { ModelReply } from '../../llm/types';
 import type { RunContext } from '../context';
-import type { ExternalTools } from '../tools';
-import { workspaceTools } from '../tools';
+import { workspaceTools, type ExternalTools } from '../tools';
 
 /**
  * A kind of plan the planner writes: its schema, how a reply is parsed and
@@ -46,7 +45,12 @@ export interface PlanRules {
   notOffered: ReadonlyMap<string, string>;
 }
 
-export function planRules(settings: { planLimits: PlanLimits; pathPolicy: PathPolicy; externalTools: ExternalTools }): PlanRules {
+/** A run's rules; the other servers' tools are only described here, never called, so recorded descriptions do. */
+export function planRules(settings: {
+  planLimits: PlanLimits;
+  pathPolicy: PathPolicy;
+  externalTools: Pick<ExternalTools, 'specs' | 'notOffered'>;
+}): PlanRules {
   const { planLimits, pathPolicy, externalTools } = settings;
   return {
     planLimits,
