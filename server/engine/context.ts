@@ -1,12 +1,12 @@
 import type { RunErrorCode } from '../../lib/codes';
 import type { PlanProfile, RunLimits, Strategy } from '../../lib/events';
 import type { ToolSpec } from '../../lib/general-plan';
-import type { ExternalTools } from './tools';
 import type { PlanLimits } from '../../lib/plan';
 import type { PathPolicy } from '../../lib/policy';
 import type { Model } from '../llm/types';
 import type { WorkspaceBridge } from '../mcp/types';
-import type { RunRecorder } from '../runs/recorder';
+import type { CompletedWork, EventSink, ToolBudget } from './ports';
+import type { ExternalTools } from './tools';
 
 /** Everything one run's loop needs, passed down rather than looked up. */
 export interface RunContext {
@@ -27,7 +27,11 @@ export interface RunContext {
   bridge: WorkspaceBridge;
   limits: RunLimits;
   planLimits: PlanLimits;
-  recorder: RunRecorder;
+  recorder: EventSink;
+  /** Spent by every tool call of the run, listing the workspace included. */
+  budget: ToolBudget;
+  /** Observations and reasoning results, kept across rounds. */
+  work: CompletedWork;
   /** Aborted on cancellation or when the run's timeout fires. */
   signal: AbortSignal;
   /** Tells which of the two it was, once `signal` is aborted. */

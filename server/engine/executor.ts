@@ -5,32 +5,6 @@ import { RunStop, stopIfAborted, type RunContext } from './context';
 import { runDag } from './dag';
 import type { EarlyCall, ReadAhead } from './read-ahead';
 
-/** An observation the executor obtained, kept across rounds and keyed by path. */
-export interface Completed {
-  meta: ObservationMeta;
-  text: string;
-  round: number;
-}
-
-/** Counts tool calls against the run's budget; running out ends the run explicitly. */
-export class ToolBudget {
-  private used = 0;
-  constructor(private readonly limit: number) {}
-
-  spend(): void {
-    if (!this.trySpend()) {
-      throw new RunStop('tool_budget_exceeded', `The run used its whole tool budget of ${this.limit} calls.`);
-    }
-  }
-
-  /** Spends one call if more than `reserve` would be left after it; for calls that may simply be skipped. */
-  trySpend(reserve = 0): boolean {
-    if (this.used + reserve >= this.limit) return false;
-    this.used += 1;
-    return true;
-  }
-}
-
 /**
  * The Executor: one MCP tool call per step, through the bridge only.
  * Independent steps run concurrently up to `stepConcurrency`. A path already
@@ -40,14 +14,7 @@ export class ToolBudget {
  * call's outcome instead of making its own.
  * Returns the failures that call for a re-plan.
  */
-export async function executeSteps(
-  ctx: RunContext,
-  round: number,
-  steps: ProposedStep[],
-  completed: Map<string, Completed>,
-  budget: ToolBudget,
-  readAhead?: ReadAhead,
-): Promise<ReplanReason[]> {
+export async function executeReads(ctx: RunContext, round: number, steps: ProposedStep[], readAhead?: ReadAhead): Promise<ReplanReason[]> {
   const failures: ReplanReason[] = [];
   await runDag(
     steps.length,
@@ -56,7 +23,7 @@ export async function executeSteps(
     async (index) => {
       const path = steps[index]!.path;
       const early = readAhead?.claim(path);
-      const failure = await inSpan(spanKey.step(round, index), () => readStep(ctx, round, index, path, completed, budget, early));
+      const failure = await inSpan(spanKey.step(round, index), () => readStep(ctx, round, index, path, early));
       if (failure) failures.push(failure);
       return failure === null;
     },
@@ -66,24 +33,17 @@ export async function executeSteps(
 }
 
 /** One read through the bridge, reusing an unchanged earlier observation of the same path. */
-export async function readStep(
-  ctx: RunContext,
-  round: number,
-  index: number,
-  path: string,
-  completed: Map<string, Completed>,
-  budget: ToolBudget,
-  early?: EarlyCall,
-): Promise<ReplanReason | null> {
+export async function readStep(ctx: RunContext, round: number, index: number, path: string, early?: EarlyCall): Promise<ReplanReason | null> {
   stopIfAborted(ctx);
   const { recorder } = ctx;
+  const completed = ctx.work.observations;
   recorder.emit({ type: 'step_started', round, index, path });
   const started = performance.now();
 
   const earlier = completed.get(path);
   if (earlier) {
     const earlyStat = early?.kind === 'stat' ? early : undefined;
-    const stat = earlyStat ? (await earlyStat.outcome).result : await statNow(ctx, budget, path);
+    const stat = earlyStat ? (await earlyStat.outcome).result : await statNow(ctx, path);
     if (stat.ok && stat.value.bytes === earlier.meta.bytes && stat.value.mtimeMs === earlier.meta.mtimeMs) {
       const fromRound = earlier.round;
       recorder.emit({ type: 'step_cached', round, index, path, fromRound, sha256: earlier.meta.sha256, ...readAheadMark(earlyStat) });
@@ -92,7 +52,7 @@ export async function readStep(
   }
 
   const earlyRead = early?.kind === 'read' ? early : undefined;
-  const { read, durationMs } = earlyRead ? await readEarly(earlyRead) : await readNow(ctx, budget, path, started);
+  const { read, durationMs } = earlyRead ? await readEarly(earlyRead) : await readNow(ctx, path, started);
   if (!read.ok) {
     const failure = { path, durationMs, code: read.code, message: read.message };
     recorder.emit({ type: 'step_failed', round, index, ...failure, ...readAheadMark(earlyRead) });
@@ -115,14 +75,14 @@ export async function readStep(
   return null;
 }
 
-async function statNow(ctx: RunContext, budget: ToolBudget, path: string) {
-  budget.spend();
+async function statNow(ctx: RunContext, path: string) {
+  ctx.budget.spend();
   return ctx.bridge.statFile(path);
 }
 
 /** The step's own read, timed from the step's start. */
-async function readNow(ctx: RunContext, budget: ToolBudget, path: string, started: number) {
-  budget.spend();
+async function readNow(ctx: RunContext, path: string, started: number) {
+  ctx.budget.spend();
   const read = await ctx.bridge.readFile(path);
   return { read, durationMs: performance.now() - started };
 }

@@ -1,19 +1,21 @@
+import { renderPrompt } from '../llm/prompts';
 import { ModelCallError, type ModelReply, type ModelRequest } from '../llm/types';
 import { inSpan, spanKey } from '../telemetry/trace-context';
 import type { RunContext } from './context';
 
-export type CallRequest = Pick<ModelRequest, 'label' | 'messages' | 'format' | 'input' | 'onContent'> & { round: number | null };
+export type CallRequest = Pick<ModelRequest, 'label' | 'input' | 'onContent'> & { round: number | null };
 
 /**
- * One recorded LLM call, as in the second write-up's log: label and number
- * (`planner#1`), model, host (masked), sizes in characters and tokens,
- * duration, `done_reason`, and the raw prompt and raw response kept as
- * artifacts whatever happens, including an empty or failed response.
+ * One recorded LLM call: label and number (`planner#1`), model, host
+ * (masked), sizes in characters and tokens, duration, `done_reason`, and the
+ * raw prompt and raw response kept as artifacts whatever happens, including
+ * an empty or failed response.
  */
 export async function callModel(ctx: RunContext, request: CallRequest): Promise<{ call: string; reply: ModelReply }> {
   const { model, recorder } = ctx;
   const call = `${request.label}#${recorder.view.llmCalls.length + 1}`;
-  const prompt = JSON.stringify({ model: model.name, messages: request.messages, format: request.format }, null, 2);
+  // Rendered once: the prompt recorded is the prompt sent.
+  const prompt = renderPrompt(request.input);
   recorder.emit({
     type: 'llm_call_started',
     call,
@@ -21,8 +23,8 @@ export async function callModel(ctx: RunContext, request: CallRequest): Promise<
     round: request.round,
     model: model.name,
     host: model.host,
-    promptChars: request.messages.reduce((n, m) => n + m.content.length, 0),
-    promptArtifact: recorder.artifact(`${call}.prompt.json`, prompt, 'application/json'),
+    promptChars: prompt.messages.reduce((n, m) => n + m.content.length, 0),
+    promptArtifact: recorder.artifact(`${call}.prompt.json`, JSON.stringify({ model: model.name, ...prompt }, null, 2), 'application/json'),
   });
 
   const started = performance.now();
@@ -45,7 +47,9 @@ export async function callModel(ctx: RunContext, request: CallRequest): Promise<
 
   try {
     // The model's HTTP request carries this call's span as its parent.
-    const reply = await inSpan(spanKey.call(call), () => model.complete({ ...request, signal: ctx.signal, timeoutMs: ctx.limits.callTimeoutMs }));
+    const reply = await inSpan(spanKey.call(call), () =>
+      model.complete({ label: request.label, input: request.input, prompt, onContent: request.onContent, signal: ctx.signal, timeoutMs: ctx.limits.callTimeoutMs }),
+    );
     finish(reply, null);
     return { call, reply };
   } catch (thrown) {

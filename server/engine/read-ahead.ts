@@ -1,7 +1,6 @@
 import { checkPlanPath } from '../../lib/policy';
 import type { BridgeOutcome, FileRead, FileStat } from '../mcp/types';
 import type { RunContext } from './context';
-import type { Completed, ToolBudget } from './executor';
 
 /** A tool call begun for a step before its plan was accepted, and when it ran. */
 export type EarlyCall =
@@ -28,11 +27,7 @@ export class ReadAhead {
   private readonly calls = new Map<string, EarlyCall>();
   private inFlight = 0;
 
-  constructor(
-    private readonly ctx: RunContext,
-    private readonly completed: ReadonlyMap<string, Completed>,
-    private readonly budget: ToolBudget,
-  ) {}
+  constructor(private readonly ctx: RunContext) {}
 
   /** A step as the stream shows it: unvalidated, possibly malformed. */
   offer(step: unknown): void {
@@ -41,7 +36,7 @@ export class ReadAhead {
     const verdict = checkPlanPath(requested, this.ctx.pathPolicy);
     if (!verdict.ok || this.calls.has(verdict.path)) return;
     if (this.calls.size >= this.ctx.planLimits.maxSteps || this.inFlight >= this.ctx.limits.stepConcurrency) return;
-    if (!this.budget.trySpend(this.ctx.planLimits.maxSteps)) return;
+    if (!this.ctx.budget.trySpend(this.ctx.planLimits.maxSteps)) return;
     this.calls.set(verdict.path, this.start(verdict.path));
   }
 
@@ -55,7 +50,7 @@ export class ReadAhead {
   private start(path: string): EarlyCall {
     const startedAt = performance.now();
     const { bridge } = this.ctx;
-    return this.completed.has(path)
+    return this.ctx.work.observations.has(path)
       ? { kind: 'stat', startedAt, outcome: this.timed(bridge.statFile(path)) }
       : { kind: 'read', startedAt, outcome: this.timed(bridge.readFile(path)) };
   }

@@ -1,11 +1,10 @@
 import type { CheckedClaim } from '../../lib/checker';
 import { splitLines } from '../../lib/checker';
 import { parseReview, reviewJsonSchema } from '../../lib/review';
-import { ModelCallError, type ReviewerInput } from '../llm/types';
+import type { ReviewInput } from '../llm/stage-input';
+import { ModelCallError } from '../llm/types';
 import type { RunContext } from './context';
-import type { Completed } from './executor';
 import { callModel } from './llm-call';
-import { reviewerMessages } from './prompts';
 
 /**
  * The Reviewer: an optional model pass after the Checker. Only claims whose
@@ -13,40 +12,35 @@ import { reviewerMessages } from './prompts';
  * A failed review does not fail the run (the answer and the Checker's
  * verdicts stand); it is recorded as such.
  */
-export async function review(ctx: RunContext, claims: CheckedClaim[], completed: Map<string, Completed>): Promise<void> {
-  const input: ReviewerInput = {
-    kind: 'review',
-    claims: claims.flatMap((claim, i) =>
-      claim.verdict === 'supported'
-        ? [
-            {
-              claim: i + 1,
-              text: claim.text,
-              cited: claim.citations.map((c) => ({
-                path: c.path,
-                startLine: c.startLine,
-                lines: splitLines(completed.get(c.path)?.text ?? '').slice(c.startLine - 1, c.endLine),
-              })),
-            },
-          ]
-        : [],
-    ),
-  };
-  if (input.claims.length === 0) {
+export async function review(ctx: RunContext, claims: CheckedClaim[]): Promise<void> {
+  const observed = ctx.work.observations;
+  const reviewed: ReviewInput['claims'] = claims.flatMap((claim, i) =>
+    claim.verdict === 'supported'
+      ? [
+          {
+            claim: i + 1,
+            text: claim.text,
+            cited: claim.citations.map((c) => ({
+              path: c.path,
+              startLine: c.startLine,
+              lines: splitLines(observed.get(c.path)?.text ?? '').slice(c.startLine - 1, c.endLine),
+            })),
+          },
+        ]
+      : [],
+  );
+  if (reviewed.length === 0) {
     ctx.recorder.emit({ type: 'answer_reviewed', call: null, reviews: [], error: null });
     return;
   }
-  const schema = reviewJsonSchema();
   try {
     const { call, reply } = await callModel(ctx, {
       label: 'reviewer',
       round: null,
-      messages: reviewerMessages(input, schema),
-      format: schema,
-      input,
+      input: { kind: 'review', schema: reviewJsonSchema(), claims: reviewed },
     });
     const parsed = parseReview(reply.content, reply.doneReason);
-    const reviewable = new Set(input.claims.map((c) => c.claim));
+    const reviewable = new Set(reviewed.map((c) => c.claim));
     ctx.recorder.emit({
       type: 'answer_reviewed',
       call,

@@ -4,8 +4,10 @@ import path from 'node:path';
 import type { RunErrorCode } from '../../lib/codes';
 import { EvalSuite, scoreRun, type EvalItem, type EvalSettings } from '../../lib/eval';
 import { toResult } from '../../lib/result';
+import type { Config } from '../config';
 import { isRequestError } from '../http/request-error';
-import type { Runtime } from '../runtime';
+import type { RunRegistry } from '../runs/registry';
+import type { EvalStore } from './eval-store';
 
 export class SuiteError extends Error {
   override name = 'SuiteError';
@@ -29,13 +31,20 @@ export function loadSuite(file: string): { suite: EvalSuite; workspace: string }
 /** What to run: the settings stored with the evaluation, and who to tell of each item as it is stored. */
 export type EvalPlan = EvalSettings & { onItem?: (item: EvalItem) => void };
 
+/** What an evaluation needs of the runtime: the registry to run through, the store for its items, the policy it scores by. */
+export interface SuiteRuntime {
+  registry: Pick<RunRegistry, 'start' | 'waitFor'>;
+  evals: EvalStore;
+  config: Pick<Config, 'pathPolicy'>;
+}
+
 /**
  * Runs every task of a suite for each model, strategy and repetition, one
  * run at a time (a local model serves one request well, and wall times stay
  * comparable), through the same registry as every other run. Items are
  * stored as they finish, so an interrupted evaluation keeps what it measured.
  */
-export async function runSuite(runtime: Runtime, plan: EvalPlan): Promise<{ id: string; items: EvalItem[] }> {
+export async function runSuite(runtime: SuiteRuntime, plan: EvalPlan): Promise<{ id: string; items: EvalItem[] }> {
   const { suite, workspace } = loadSuite(plan.suitePath);
   const store = runtime.evals;
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;

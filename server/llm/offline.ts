@@ -5,17 +5,9 @@ import { OFFLINE_MODEL } from '../config';
 import type { ActorStep } from '../../lib/actor-step';
 import { PLAN_MARKERS, type Review } from '../../lib/review';
 import { READ_FILE_TOOL, type GeneralPlan, type ReasoningOutcome } from '../../lib/general-plan';
-import type {
-  ActorInput,
-  GeneralPlannerInput,
-  Model,
-  ModelReply,
-  ModelRequest,
-  PlannerInput,
-  ReasoningInput,
-  ReviewerInput,
-  SynthesizerInput,
-} from './types';
+import type { WorkspaceFile } from '../mcp/types';
+import type { ActorInput, AnswerInput, FilePlanInput, GeneralPlanInput, ReasoningInput, ReviewInput, RoundLesson, StageInput } from './stage-input';
+import type { Model, ModelReply, ModelRequest } from './types';
 
 /**
  * The offline baseline: a real, deterministic planner and answerer with no
@@ -45,7 +37,7 @@ export function createOfflineModel(): Model {
   };
 }
 
-function offlineReply(input: ModelRequest['input']): unknown {
+function offlineReply(input: StageInput): unknown {
   switch (input.kind) {
     case 'plan':
       return offlinePlan(input);
@@ -122,15 +114,26 @@ function inverseFrequency(words: string[], lines: string[]): (word: string) => n
 
 const ENTRY_POINTS = /(^|\/)(readme\.md|index\.ts|main\.ts|package\.json)$/i;
 
-export function offlinePlan(input: PlannerInput): Plan {
-  const words = taskWords(input.task);
-  const avoid = new Set(input.avoidPaths);
-  const ranked = input.files
+/** A file plan, offline: the files whose paths match the task's words best, steering clear of what failed or was rejected before. */
+export function offlinePlan(input: FilePlanInput): Plan {
+  const rejected = input.lessons.flatMap((l) => l.rejections.flatMap((r) => (r.step !== null && l.proposed?.[r.step] ? [l.proposed[r.step]!.path] : [])));
+  return rankedReads(input.task, input.files, input.maxSteps, [...failedPaths(input.lessons), ...rejected]);
+}
+
+/** Paths whose steps failed in earlier rounds. */
+function failedPaths(lessons: RoundLesson[]): string[] {
+  return lessons.flatMap((l) => l.failures.flatMap((f) => (f.path ? [f.path] : [])));
+}
+
+function rankedReads(task: string, files: WorkspaceFile[], maxSteps: number, avoidPaths: string[]): Plan {
+  const words = taskWords(task);
+  const avoid = new Set(avoidPaths);
+  const ranked = files
     .filter((f) => !avoid.has(f.path))
     .map((f) => ({ path: f.path, score: score(words, f.path) * 10 + (ENTRY_POINTS.test(f.path) ? 1 : 0) }))
     .filter((f) => f.score > 0)
     .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
-  const chosen = ranked.length > 0 ? ranked.slice(0, input.maxSteps) : input.files.slice(0, 1).map((f) => ({ path: f.path, score: 0 }));
+  const chosen = ranked.length > 0 ? ranked.slice(0, maxSteps) : files.slice(0, 1).map((f) => ({ path: f.path, score: 0 }));
   const steps = chosen.map((f) => ({
     purpose: f.score >= 10 ? `Its path matches the task's words (${words.join(', ')}).` : 'An entry point that gives an overview.',
     path: f.path,
@@ -143,7 +146,7 @@ const MAX_PER_FILE = 3;
 /** A TODO announces what does not exist yet, and a heading says nothing: neither is quoted as evidence of behaviour. */
 const NOT_EVIDENCE = /\b(TODO|FIXME|XXX)\b|^#{1,6}\s/;
 
-export function offlineAnswer(input: SynthesizerInput): Answer {
+export function offlineAnswer(input: Pick<AnswerInput, 'task' | 'observations'>): Answer {
   const words = taskWords(input.task);
   const weight = inverseFrequency(words, input.observations.flatMap((o) => splitLines(o.text)));
   const candidates = input.observations.flatMap((o) =>
@@ -169,16 +172,18 @@ export function offlineAnswer(input: SynthesizerInput): Answer {
 
 /** The ReAct baseline, offline: read the best-ranked files one turn at a time, then finish. */
 export function offlineAct(input: ActorInput): ActorStep {
-  const ranked = offlinePlan({ kind: 'plan', task: input.task, files: input.files, maxSteps: input.maxReads, completedPaths: [], avoidPaths: [] });
-  const next = ranked.steps.find((s) => !input.readPaths.includes(s.path));
-  if (!next || input.readPaths.length >= input.maxReads) {
+  const maxReads = input.maxSteps;
+  const ranked = rankedReads(input.task, input.files, maxReads, []);
+  const readPaths = new Set(input.turns.flatMap((t) => (t.text !== undefined && t.path ? [t.path] : [])));
+  const next = ranked.steps.find((s) => !readPaths.has(s.path));
+  if (!next || readPaths.size >= maxReads) {
     return { thought: 'The best-ranked files have been read.', action: 'finish', path: '' };
   }
   return { thought: next.purpose, action: 'read_file', path: next.path };
 }
 
 /** The Reviewer, offline: a claim resting on lines that announce rather than do is flagged. */
-export function offlineReview(input: ReviewerInput): Review {
+export function offlineReview(input: Pick<ReviewInput, 'claims'>): Review {
   return {
     reviews: input.claims.map((c) => {
       const announcing = c.cited.some((cited) => cited.lines.some((line) => PLAN_MARKERS.test(line)));
@@ -191,15 +196,8 @@ export function offlineReview(input: ReviewerInput): Review {
 }
 
 /** A general plan, offline: read the best-ranked files, then one reasoning step over all of them. */
-export function offlineGeneralPlan(input: GeneralPlannerInput): GeneralPlan {
-  const reads = offlinePlan({
-    kind: 'plan',
-    task: input.task,
-    files: input.files,
-    maxSteps: Math.max(1, input.maxSteps - 1),
-    completedPaths: [],
-    avoidPaths: input.avoidPaths,
-  }).steps;
+export function offlineGeneralPlan(input: GeneralPlanInput): GeneralPlan {
+  const reads = rankedReads(input.task, input.files, Math.max(1, input.maxSteps - 1), failedPaths(input.lessons)).steps;
   return {
     goal: `Answer from the workspace: ${input.task}`.slice(0, 300),
     steps: [
@@ -216,6 +214,6 @@ export function offlineGeneralPlan(input: GeneralPlannerInput): GeneralPlan {
 
 /** A reasoning step, offline: the best-matching lines of its evidence, quoted. */
 export function offlineReasoning(input: ReasoningInput): ReasoningOutcome {
-  const { claims } = offlineAnswer({ kind: 'answer', task: input.task, observations: input.evidence });
+  const { claims } = offlineAnswer({ task: input.task, observations: input.evidence });
   return { status: 'done', result: claims.map((c) => c.text).join('\n').slice(0, 4000), reason: '' };
 }

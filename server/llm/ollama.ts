@@ -72,8 +72,8 @@ async function streamChat(opts: OllamaModelOptions, request: ModelRequest): Prom
 function chatRequest(opts: OllamaModelOptions, request: ModelRequest): ChatRequest {
   return {
     model: opts.model,
-    messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-    format: request.format,
+    messages: request.prompt.messages.map((m) => ({ role: m.role, content: m.content })),
+    format: request.prompt.format,
     think: opts.think,
     ...(opts.keepAlive !== undefined && { keep_alive: opts.keepAlive }),
     options: {

@@ -1,74 +1,35 @@
 import type { ModelErrorCode } from '../../lib/codes';
 import type { CallLabel } from '../../lib/events';
+import type { JsonSchema, StageInput } from './stage-input';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
 }
 
-/** What the engine asks of a model: one structured chat completion. */
+/** A rendered chat prompt: what a chat model is sent and what every call records. */
+export interface Prompt {
+  messages: ChatMessage[];
+  /** JSON Schema generated from a zod schema, passed as Ollama `format`. */
+  format: JsonSchema;
+}
+
+/**
+ * What the engine asks of a model: one structured chat completion. The
+ * prompt is rendered from the input once, before the call, so that what is
+ * recorded is what is sent; a chat model sends the prompt, the offline
+ * baseline answers from the input.
+ */
 export interface ModelRequest {
   /** Role in the loop, used for the call's label (`planner#1`). */
   label: CallLabel;
-  messages: ChatMessage[];
-  /** JSON Schema generated from a zod schema, passed as Ollama `format`. */
-  format: Record<string, unknown>;
-  /** Structured input the offline baseline works from (it reads no prompt text). */
-  input: PlannerInput | GeneralPlannerInput | SynthesizerInput | ActorInput | ReviewerInput | ReasoningInput;
+  input: StageInput;
+  prompt: Prompt;
   signal: AbortSignal;
   /** Per-call timeout; hitting it is a `timeout` failure. */
   timeoutMs: number;
   /** Each piece of the reply's content as it streams in, so work can start before the reply ends. */
   onContent?: (delta: string) => void;
-}
-
-export interface PlannerInput {
-  kind: 'plan';
-  task: string;
-  files: { path: string; bytes: number }[];
-  maxSteps: number;
-  completedPaths: string[];
-  /** Paths that failed or were rejected in earlier rounds, to steer away from. */
-  avoidPaths: string[];
-}
-
-export interface SynthesizerInput {
-  kind: 'answer';
-  task: string;
-  observations: { path: string; text: string }[];
-}
-
-/** A general plan: the tools on offer besides the workspace's files. */
-export interface GeneralPlannerInput {
-  kind: 'general-plan';
-  task: string;
-  files: { path: string; bytes: number }[];
-  tools: string[];
-  maxSteps: number;
-  avoidPaths: string[];
-}
-
-/** A reasoning step of a general plan: its purpose and the evidence of the steps it depends on. */
-export interface ReasoningInput {
-  kind: 'reason';
-  task: string;
-  purpose: string;
-  evidence: { path: string; text: string }[];
-}
-
-/** One ReAct step: what has been read so far, to choose the next read or finish. */
-export interface ActorInput {
-  kind: 'act';
-  task: string;
-  files: { path: string; bytes: number }[];
-  readPaths: string[];
-  maxReads: number;
-}
-
-/** Claims with only the lines they cite, for the Reviewer. */
-export interface ReviewerInput {
-  kind: 'review';
-  claims: { claim: number; text: string; cited: { path: string; startLine: number; lines: string[] }[] }[];
 }
 
 /** What came back, whether or not it parses: the raw text is always kept. */

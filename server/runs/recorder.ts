@@ -1,5 +1,6 @@
 import type { NewRunEvent, RunEvent } from '../../lib/events';
 import { applyEvent, type RunState } from '../../lib/run-state';
+import type { EventSink } from '../engine/ports';
 import type { PendingArtifact, RunStore } from '../store/run-store';
 
 export type EventListener = (event: RunEvent) => void;
@@ -10,7 +11,7 @@ export type EventListener = (event: RunEvent) => void;
  * event and summary together, and only then tells live listeners, so no one
  * ever sees an event that is not stored.
  */
-export class RunRecorder {
+export class RunRecorder implements EventSink {
   private state: RunState;
   /** Artifacts waiting for the next event, which refers to them and commits them with itself. */
   private pending: PendingArtifact[] = [];

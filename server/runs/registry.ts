@@ -6,7 +6,9 @@ import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { RunRequest } from '../../lib/run-request';
 import { emptyRun, foldRun, isTerminal, type RunState } from '../../lib/run-state';
 import type { Config } from '../config';
+import { completedWork } from '../engine/completed-work';
 import { runAgent } from '../engine/run-loop';
+import { toolBudget } from '../engine/tool-budget';
 import type { ExternalTools } from '../engine/tools';
 import { resolveModel } from '../llm/resolve';
 import { workspaceChange } from '../mcp/workspace-identity';
@@ -228,6 +230,8 @@ export class RunRegistry {
           limits,
           planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: limits.maxSteps },
           recorder,
+          budget: toolBudget(limits.toolBudget),
+          work: completedWork(),
           signal: live.controller.signal,
           abortReason: () => live.stopReason ?? 'cancelled',
         });

@@ -1,10 +1,9 @@
 import type { RunEvent } from '../../lib/events';
-import type { Config } from '../config';
-import type { RunBus } from '../runs/bus';
 import type { RunStore } from '../store/run-store';
 import type { OtelExport } from './otel-sdk';
 import { RunMetrics } from './run-metrics';
 import type { RunSpans } from './run-spans';
+import type { TelemetrySettings } from './settings';
 
 /**
  * Runs as metrics (always, for `GET /api/metrics`) and, when an OTLP
@@ -29,7 +28,18 @@ const MAX_PENDING_EVENTS = 50_000;
 /** A collector that does not answer must not hold a CLI run's exit or a server's shutdown. */
 const EXPORT_ON_CLOSE_MS = 5000;
 
-export function startTelemetry(config: Config, bus: RunBus, store: RunStore): Telemetry {
+/** What telemetry reads of the configuration: its own settings, and the sampling options spans report. */
+export interface TelemetryConfig {
+  telemetry: TelemetrySettings;
+  ollama: { temperature: number; numPredict: number };
+}
+
+/** Where every run's events are published (server/runs/bus.ts). */
+export interface RunFeed {
+  subscribeAll(listener: (runId: string, event: RunEvent) => void): () => void;
+}
+
+export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: RunStore): Telemetry {
   const settings = config.telemetry;
   const metrics = new RunMetrics();
   const exported = settings.traces !== null || settings.metrics !== null;

@@ -55,18 +55,22 @@ function modelAt(host: string, overrides: Partial<OllamaModelOptions> = {}) {
   });
 }
 
-function plannerRequest(overrides: Partial<ModelRequest> = {}): ModelRequest {
+/** A request as a stage makes it, with its prompt already rendered; `format` stands in for the prompt's schema. */
+function plannerRequest(overrides: Partial<Omit<ModelRequest, 'prompt'>> & { format?: Record<string, unknown> } = {}): ModelRequest {
+  const { format = PLAN_SCHEMA, ...request } = overrides;
   return {
     label: 'planner',
-    messages: [
-      { role: 'system', content: 'Plan which files to read. Reply as JSON.' },
-      { role: 'user', content: 'What does the README say about installing?' },
-    ],
-    format: PLAN_SCHEMA,
-    input: { kind: 'plan', task: 'install', files: [], maxSteps: 3, completedPaths: [], avoidPaths: [] },
+    prompt: {
+      messages: [
+        { role: 'system', content: 'Plan which files to read. Reply as JSON.' },
+        { role: 'user', content: 'What does the README say about installing?' },
+      ],
+      format,
+    },
+    input: { kind: 'plan', task: 'install', files: [], maxSteps: 3, lessons: [], kept: { observed: [], conclusions: [] }, schema: format },
     signal: new AbortController().signal,
     timeoutMs: 10_000,
-    ...overrides,
+    ...request,
   };
 }
 
@@ -126,7 +130,7 @@ describe('createOllamaModel through the real ollama client', () => {
       stream: true,
       keep_alive: '10m',
       options: { temperature: 0, num_predict: 512, num_ctx: 8192, seed: 42 },
-      messages: plannerRequest().messages,
+      messages: plannerRequest().prompt.messages,
     });
   });
 

@@ -72,7 +72,6 @@ describe('the Reviewer', () => {
   it('offline: flags a claim whose cited lines announce a plan', async () => {
     const { offlineReview } = await import('../../server/llm/offline');
     const review = offlineReview({
-      kind: 'review',
       claims: [
         { claim: 1, text: 'It supports fallback hosts.', cited: [{ path: 'src/config.ts', startLine: 23, lines: [TODO_QUOTE] }] },
         { claim: 2, text: 'The default host is local.', cited: [{ path: 'src/config.ts', startLine: 18, lines: ["export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';"] }] },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitEvidence } from '../../../server/engine/prompts';
+import { fitEvidence } from '../../../server/llm/prompts/evidence';
 
 const file = (lines: number, width = 20) => Array.from({ length: lines }, (_, i) => `line ${i + 1}`.padEnd(width, '.')).join('\n');
 

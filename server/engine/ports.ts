@@ -1,0 +1,52 @@
+import type { NewRunEvent, ObservationMeta } from '../../lib/events';
+import type { RunState } from '../../lib/run-state';
+
+/**
+ * What the engine needs from outside a run's loop, declared here so that
+ * the engine depends on nothing that runs it: server/runs/ implements the
+ * event sink (the run's recorder) and constructs the budget and the
+ * completed work (./tool-budget.ts, ./completed-work.ts) for each run.
+ */
+
+/** Where a run's events go: each is appended to the run's log and folded into its state. */
+export interface EventSink {
+  emit(event: NewRunEvent): unknown;
+  /** Keeps raw material (prompts, responses, observed text) with the next event; returns its name. */
+  artifact(name: string, content: string, mediaType?: string): string;
+  /** The run's state folded from every event emitted so far. */
+  readonly view: RunState;
+}
+
+/** Counts a run's tool calls; running out ends the run explicitly. */
+export interface ToolBudget {
+  /** Spends one call, or ends the run with `tool_budget_exceeded`. */
+  spend(): void;
+  /** Spends one call if more than `reserve` would be left after it; for calls that may simply be skipped. */
+  trySpend(reserve?: number): boolean;
+}
+
+/** An observation a step obtained, kept across rounds by its target (a path, or a tool and its arguments). */
+export interface Observation {
+  meta: ObservationMeta;
+  text: string;
+  round: number;
+}
+
+/** What a general plan's reasoning step concluded. */
+export interface Conclusion {
+  round: number;
+  /** The step's id in its plan. */
+  id: number;
+  purpose: string;
+  result: string;
+}
+
+/**
+ * The work a run has completed and keeps across rounds: what later rounds
+ * reuse instead of doing again, and what the Synthesizer answers from. A
+ * fork or a resumed run starts from work recorded earlier.
+ */
+export interface CompletedWork {
+  readonly observations: Map<string, Observation>;
+  readonly conclusions: Conclusion[];
+}

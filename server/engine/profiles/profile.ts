@@ -1,0 +1,100 @@
+import type { PlanProfile as ProfileName, ProposedStep, Rejection, ReplanReason } from '../../../lib/events';
+import type { ToolSpec } from '../../../lib/general-plan';
+import type { PlanLimits } from '../../../lib/plan';
+import type { PathPolicy } from '../../../lib/policy';
+import type { StructuredParse } from '../../../lib/structured';
+import type { FilePlanInput, GeneralPlanInput, JsonSchema } from '../../llm/stage-input';
+import type { ModelReply } from '../../llm/types';
+import type { RunContext } from '../context';
+import type { ExternalTools } from '../tools';
+
+/**
+ * A kind of plan the planner writes: its schema, how a reply is parsed and
+ * validated, how an accepted plan is executed, and what the planner is told.
+ * The plan-execute loop works through this and nothing else, so it reads
+ * the same for every profile.
+ */
+export interface PlanProfile {
+  readonly name: ProfileName;
+  /** The JSON Schema the planner's reply must match (Ollama `format`). */
+  jsonSchema(rules: PlanRules): JsonSchema;
+  /** The planner's input for a round: what every planner is told, and what this profile adds. */
+  plannerInput(planning: Planning, rules: PlanRules): FilePlanInput | GeneralPlanInput;
+  /** Parses a planner reply and validates the plan; runs nothing, so a recorded reply can be judged again. */
+  judge(reply: PlannerReply, rules: PlanRules): PlanJudgement;
+  /** A round's execution, set up before the planner is asked so it may start on steps while the reply streams. */
+  startRound(ctx: RunContext, round: number): ProfileRound;
+}
+
+/** What the planner of either profile is told, besides the profile's own pieces. */
+export type Planning = Pick<FilePlanInput, 'task' | 'files' | 'lessons' | 'kept'>;
+
+export type PlannerReply = Pick<ModelReply, 'content' | 'doneReason'>;
+
+/**
+ * What judging a plan depends on: limits, the path policy, and for general
+ * plans the tools on offer. No bridge, model or event sink: judging a reply
+ * again needs only the rules it was judged by.
+ */
+export interface PlanRules {
+  planLimits: PlanLimits;
+  pathPolicy: PathPolicy;
+  /** The tools a general plan may name: the workspace bridge's and the other servers' offered ones. */
+  tools: ToolSpec[];
+  /** Tools the servers have but plans may not use, by qualified name, with the reason. */
+  notOffered: ReadonlyMap<string, string>;
+}
+
+/** A run's rules; the other servers' tools are only described here, never called, so recorded descriptions do. */
+export function planRules(settings: {
+  planLimits: PlanLimits;
+  pathPolicy: PathPolicy;
+  /** The workspace bridge's own tools, as its server lists them. */
+  workspaceTools: readonly ToolSpec[];
+  externalTools: Pick<ExternalTools, 'specs' | 'notOffered'>;
+}): PlanRules {
+  const { planLimits, pathPolicy, workspaceTools, externalTools } = settings;
+  return {
+    planLimits,
+    pathPolicy,
+    tools: [...workspaceTools, ...externalTools.specs],
+    notOffered: externalTools.notOffered,
+  };
+}
+
+/** The Validator's verdict on a parsed plan. */
+export interface PlanVerdict {
+  goal?: string;
+  /** The steps as `plan_proposed` records them and a re-plan is shown them. */
+  proposed: ProposedStep[];
+  /** The steps that run once the plan is accepted (paths normalised); meaningful only without rejections. */
+  steps: ProposedStep[];
+  rejections: Rejection[];
+}
+
+/** A planner reply judged: unparsable (nothing proposed), or parsed with the Validator's verdict. */
+export type PlanJudgement = { parsed: false; rejections: Rejection[] } | ({ parsed: true } & PlanVerdict);
+
+/** Judging in the one order every plan goes through: the schema parses, then the Validator decides what may run. */
+export function judgeWith<P>(
+  parse: (reply: PlannerReply, rules: PlanRules) => StructuredParse<P>,
+  validate: (plan: P, rules: PlanRules) => PlanVerdict,
+): (reply: PlannerReply, rules: PlanRules) => PlanJudgement {
+  return (reply, rules) => {
+    const parsed = parse(reply, rules);
+    if (!parsed.ok) return { parsed: false, rejections: [{ step: null, code: 'schema_invalid', message: parsed.message }] };
+    return { parsed: true, ...validate(parsed.value, rules) };
+  };
+}
+
+export interface AcceptedPlan {
+  goal?: string;
+  steps: ProposedStep[];
+}
+
+export interface ProfileRound {
+  /** Each piece of the planner's reply as it streams in. */
+  onContent?: (delta: string) => void;
+  /** Runs an accepted plan; returns the failures that call for a re-plan. */
+  execute(plan: AcceptedPlan): Promise<ReplanReason[]>;
+}

@@ -1,0 +1,94 @@
+import type { ProposedStep, Rejection, ReplanReason } from '../../../lib/events';
+import type { RoundLesson } from '../../llm/stage-input';
+import type { WorkspaceFile } from '../../mcp/types';
+import { RunStop, stopIfAborted, type RunContext } from '../context';
+import { callModel } from '../llm-call';
+import { PLAN_PROFILES } from '../profiles';
+import { planRules, type AcceptedPlan, type PlanJudgement, type PlanProfile } from '../profiles/profile';
+
+export type PlanOutcome = ({ accepted: true } & AcceptedPlan) | { accepted: false; proposed: ProposedStep[] | null; rejections: Rejection[] };
+
+/**
+ * Plan, validate, execute; re-plan on rejection or failure within the round
+ * bound. What the rounds complete accumulates in `ctx.work`.
+ */
+export async function gatherByPlan(ctx: RunContext, files: WorkspaceFile[]): Promise<void> {
+  const profile = PLAN_PROFILES[ctx.profile];
+  const lessons: RoundLesson[] = [];
+  for (let round = 1; round <= ctx.limits.maxRounds; round++) {
+    stopIfAborted(ctx);
+    const execution = profile.startRound(ctx, round);
+    const plan = await planRound(ctx, profile, round, files, lessons, execution.onContent);
+    if (plan.accepted) {
+      const failures = await execution.execute(plan);
+      if (failures.length === 0) return;
+      lessons.push({ round, proposed: plan.steps, rejections: [], failures });
+    } else {
+      lessons.push({ round, proposed: plan.proposed, rejections: plan.rejections, failures: [] });
+    }
+    if (round < ctx.limits.maxRounds) {
+      ctx.recorder.emit({ type: 'replan_requested', fromRound: round, reasons: reasonsOf(lessons[lessons.length - 1]!) });
+    }
+  }
+  throw new RunStop('max_rounds_exceeded', roundsSummary(ctx.limits.maxRounds, lessons));
+}
+
+/**
+ * One planning round: the Planner proposes, the profile judges the reply
+ * (the schema parses, the Validator decides), and the verdict is recorded.
+ * The model fills the format; the program decides what may run.
+ */
+async function planRound(
+  ctx: RunContext,
+  profile: PlanProfile,
+  round: number,
+  files: WorkspaceFile[],
+  lessons: RoundLesson[],
+  onContent: ((delta: string) => void) | undefined,
+): Promise<PlanOutcome> {
+  const rules = planRules(ctx);
+  const { observations, conclusions } = ctx.work;
+  const input = profile.plannerInput(
+    { task: ctx.task, files, lessons, kept: { observed: [...observations.keys()], conclusions: [...conclusions] } },
+    rules,
+  );
+  const { call, reply } = await callModel(ctx, { label: 'planner', round, input, ...(onContent && { onContent }) });
+  return recordJudgement(ctx, round, call, profile.judge(reply, rules));
+}
+
+/** Records a judged plan as events (proposed, then rejected or accepted) and says what the round goes on with. */
+export function recordJudgement(ctx: RunContext, round: number, call: string, judged: PlanJudgement): PlanOutcome {
+  const { recorder } = ctx;
+  if (!judged.parsed) {
+    recorder.emit({ type: 'plan_rejected', round, rejections: judged.rejections });
+    return { accepted: false, proposed: null, rejections: judged.rejections };
+  }
+  const goal = judged.goal === undefined ? {} : { goal: judged.goal };
+  recorder.emit({ type: 'plan_proposed', round, call, ...goal, steps: judged.proposed });
+  if (judged.rejections.length > 0) {
+    recorder.emit({ type: 'plan_rejected', round, rejections: judged.rejections });
+    return { accepted: false, proposed: judged.proposed, rejections: judged.rejections };
+  }
+  recorder.emit({ type: 'plan_accepted', round, ...goal, steps: judged.steps });
+  return { accepted: true, ...goal, steps: judged.steps };
+}
+
+function reasonsOf(lesson: RoundLesson): ReplanReason[] {
+  return [
+    ...lesson.rejections.map((r) => ({
+      step: r.step,
+      path: r.step === null ? null : (lesson.proposed?.[r.step]?.path ?? null),
+      code: r.code,
+      message: r.message,
+    })),
+    ...lesson.failures,
+  ];
+}
+
+function roundsSummary(maxRounds: number, lessons: RoundLesson[]): string {
+  const perRound = lessons.map((l) => {
+    const codes = reasonsOf(l).map((r) => (r.path ? `${r.code} (${r.path})` : r.code));
+    return `round ${l.round}: ${codes.join(', ')}`;
+  });
+  return `No plan succeeded within ${maxRounds} planning round${maxRounds === 1 ? '' : 's'}. ${perRound.join('; ')}.`;
+}

@@ -1,0 +1,18 @@
+import { RunStop } from './context';
+import type { ToolBudget } from './ports';
+
+/** A run's tool budget of `limit` calls. */
+export function toolBudget(limit: number): ToolBudget {
+  let used = 0;
+  const trySpend = (reserve = 0) => {
+    if (used + reserve >= limit) return false;
+    used += 1;
+    return true;
+  };
+  return {
+    trySpend,
+    spend() {
+      if (!trySpend()) throw new RunStop('tool_budget_exceeded', `The run used its whole tool budget of ${limit} calls.`);
+    },
+  };
+}
