@@ -18,6 +18,7 @@
  * Needs a production build and Chromium; says so and skips otherwise.
  */
 import fs from 'node:fs';
+import type { chromium } from '@playwright/test';
 import path from 'node:path';
 import type { RunEvent } from '../lib/events';
 import { applyEvent, emptyRun, type RunState } from '../lib/run-state';
@@ -183,7 +184,7 @@ async function measureList(server: NextServer): Promise<void> {
   details.list = { firstMs: round(first, 1), warm: roundSummary(s) };
 }
 
-type Browser = Awaited<ReturnType<(typeof import('@playwright/test'))['chromium']['launch']>>;
+type Browser = Awaited<ReturnType<typeof chromium.launch>>;
 
 async function measureRunPage(browser: Browser, server: NextServer, runId: string): Promise<void> {
   const loads: number[] = [];

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { ExitCode } from '../../lib/codes';
 import { PlanProfile, Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
-import { RunRequest, RunRequestField } from '../../lib/run-request';
+import { RunRequest, type RunRequestField } from '../../lib/run-request';
 import { appRootOf } from '../app-root';
 import { ConfigError, loadConfig } from '../config';
 import { RequestError } from '../http/request-error';

@@ -11,7 +11,7 @@ import { toResult } from '../../lib/result';
 import { emptyRun, foldRun, isTerminal } from '../../lib/run-state';
 import { loadConfig } from '../../server/config';
 import { RunRecorder } from '../../server/runs/recorder';
-import { createRuntime, type Runtime } from '../../server/runtime';
+import { createRuntime } from '../../server/runtime';
 import { openDatabase } from '../../server/store/db';
 import { RunStore } from '../../server/store/run-store';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama';
