@@ -95,5 +95,5 @@ export type ErrorInfo = z.infer<typeof ErrorInfo>;
 export const ModelErrorCode = RunErrorCode.extract(['model_unreachable', 'model_not_found', 'model_error', 'timeout', 'cancelled']);
 export type ModelErrorCode = z.infer<typeof ModelErrorCode>;
 
-/** CLI exit codes of DESIGN.md: 0 completed, 1 run failed, 2 bad usage or configuration. */
+/** CLI exit codes (README, Command line): 0 completed, 1 run failed, 2 bad usage or configuration. */
 export const ExitCode = { completed: 0, failed: 1, usage: 2 } as const;

@@ -107,7 +107,7 @@ export const EvalRow = z.object({
 });
 export type EvalRow = z.infer<typeof EvalRow>;
 
-/** The table by model, strategy and category (plus `all`), as in the second write-up's comparison. */
+/** The table by model, strategy and category (plus `all`): strategies side by side per kind of task. */
 export function summarize(items: readonly EvalItem[]): EvalRow[] {
   const groups = new Map<string, EvalItem[]>();
   for (const item of items) {

@@ -145,7 +145,7 @@ export const RunEvent = z.discriminatedUnion('type', [
   event('run_waiting', { reason: WaitReason, message: z.string() }),
   event('run_started', {}),
   event('llm_call_started', {
-    /** `planner#1`: label and the call's number within the run, as in the second write-up's log. */
+    /** `planner#1`: the call's label and its number within the run, the name the call log and artifacts use. */
     call: z.string(),
     label: CallLabel,
     round: z.int().nullable(),
@@ -206,7 +206,7 @@ export const RunEvent = z.discriminatedUnion('type', [
     status: ReasonedStatus,
     result: z.string(),
     reason: z.string(),
-    /** The summary of completed steps this step was given, as in the second write-up's executor. */
+    /** The summary of completed steps this step was given, so the executor knows what came before it. */
     summary: z.string(),
     durationMs: z.number(),
   }),

@@ -8,7 +8,7 @@ import { checkToolArgs } from './tool-args';
 import type { PlanVerdict } from './validator';
 
 /**
- * The general plan profile (the second write-up's plans): a goal and
+ * The general plan profile (docs/architecture.md, plan profiles): a goal and
  * numbered steps, each either a call of a tool offered by a connected MCP
  * server or a reasoning step the model carries out, with `dependsOn` naming
  * earlier steps it needs. The JSON Schema sent to the model is generated from

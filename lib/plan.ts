@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseStructured } from './structured';
 
 /**
- * The Plan, exactly the first write-up's: strict objects (no extra keys),
+ * The file Plan (docs/architecture.md, plan profiles): strict objects (no extra keys),
  * `purpose` 1..300, `path` 1..200, 1..4 steps. The same zod schema produces the
  * JSON Schema the model is constrained with and validates what comes back, so
  * there are never two specifications to keep in step.

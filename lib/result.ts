@@ -4,7 +4,7 @@ import { ErrorInfo } from './codes';
 import { AnswerReview, ObservationMeta, PlanProfile, ProposedStep, Rejection, RunStatus, Strategy } from './events';
 import { attemptsOf, type LlmCallView, type RunState } from './run-state';
 
-/** Spread of one measure over a run's LLM calls, as in the second write-up's closing log line. */
+/** Spread of one measure over a run's LLM calls (average, largest, smallest), as the CLI's closing summary prints it. */
 export const Spread = z.strictObject({ avg: z.number(), min: z.number(), max: z.number() });
 export type Spread = z.infer<typeof Spread>;
 
@@ -19,7 +19,7 @@ export const LlmAggregates = z.strictObject({
 export type LlmAggregates = z.infer<typeof LlmAggregates>;
 
 /**
- * The Result of DESIGN.md's contract (CLI `--json`, `GET /api/runs/:id`), plus
+ * The Result of the external contract (README: CLI `--json`, `GET /api/runs/:id`), plus
  * the run's own aggregates: exactly what `toResult` produces, no more keys.
  */
 export const RunResult = z.strictObject({

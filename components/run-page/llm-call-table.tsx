@@ -9,7 +9,7 @@ import { TableColumns, type Column } from '../ui/table-columns';
 import { useNow } from '../use-now';
 
 /**
- * Every LLM call of the run, as in the second write-up's log: label and
+ * Every LLM call of the run, one row each as a plan-and-execute log keeps them: label and
  * number, sizes in characters and tokens, duration and `done_reason`; a row
  * opens the raw prompt and response.
  */

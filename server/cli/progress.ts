@@ -53,7 +53,7 @@ export function progressLine(e: RunEvent): string | null {
   }
 }
 
-/** The LLM call table and the closing summary, as in the second write-up's log. */
+/** The LLM call table and the closing summary: calls, characters in and out, durations. */
 export function summaryTable(view: RunState): string {
   const header = ['call', 'model', 'in chars', 'out chars', 'in tok', 'out tok', 'ms', 'done_reason'];
   const rows = view.llmCalls.map((c) => [

@@ -32,7 +32,7 @@ export class RequestError extends Error {
 
 /**
  * Server actions, route handlers and instrumentation are separate bundles
- * with their own module instances (STACK.md pitfall 2), and the runtime on
+ * with their own module instances (a module-level value is not shared between them), and the runtime on
  * `globalThis` may have been created by any of them: `instanceof` can be
  * false for a genuine RequestError, so it is recognised by shape.
  */

@@ -42,7 +42,7 @@ async function streamChat(opts: OllamaModelOptions, request: ModelRequest): Prom
     // keeps failed streams in its in-flight list forever, so it must not outlive the call.
     const client = new Ollama({ host: opts.host, fetch: scope.fetch });
     // Always streamed: a non-streamed call gets no headers until generation
-    // ends and Node's fetch gives up after 300 s (STACK.md pitfall 4).
+    // ends, and Node 20's fetch gives up waiting for headers after 300 s (UND_ERR_HEADERS_TIMEOUT).
     const stream = await client.chat({ ...chatRequest(opts, request), stream: true });
     streamOpened = true;
     let final: ChatResponse | undefined;

@@ -1,9 +1,10 @@
 /**
- * A fake Ollama server speaking the native wire format (OLLAMA.md §1, §2,
- * §6), so adapter, CLI and e2e tests exercise the real ollama-js client over
- * real HTTP. Replies to /api/chat are scripted per role; the script is plain
- * JSON so a separate process can load it from a file (fake-ollama-main.ts)
- * or receive it over HTTP (`PUT /__fake/script`).
+ * A fake Ollama server speaking the native wire format (/api/chat streamed
+ * as NDJSON, /api/tags, /api/version, error bodies), so adapter, CLI and e2e
+ * tests exercise the real ollama-js client over real HTTP. Replies to
+ * /api/chat are scripted per role; the script is plain JSON so a separate
+ * process can load it from a file (fake-ollama-main.ts) or receive it over
+ * HTTP (`PUT /__fake/script`).
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';

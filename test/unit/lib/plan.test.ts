@@ -4,7 +4,7 @@ import { parsePlan, planJsonSchema } from '../../../lib/plan';
 const step = (path: string, purpose = 'Read it') => ({ purpose, path });
 
 describe('the Plan schema', () => {
-  it("accepts the first write-up's example", () => {
+  it('accepts a plan of two file reads', () => {
     const raw = JSON.stringify({ steps: [{ purpose: '取得環境設定', path: 'src/ironman/config.py' }] });
     expect(parsePlan(raw, 'stop')).toEqual({ ok: true, value: { steps: [step('src/ironman/config.py', '取得環境設定')] } });
   });

@@ -15,7 +15,7 @@ import {
 /**
  * The path policy's table of cases. Keep it growing: every trick found
  * against a path check (ours or anyone's, see the MCP filesystem server's
- * CVE-2025-53109/53110 history in ANCHORS.md) becomes a row here.
+ * CVE-2025-53109 and CVE-2025-53110 history) becomes a row here.
  */
 
 type Expected = { path: string } | 'path_outside_workspace' | 'path_denied' | 'unsupported_step';
