@@ -1,15 +1,17 @@
+import { z } from 'zod';
 import type { ErrorInfo, WaitReason } from './codes';
 import type { AnswerCheck } from './checker';
-import type {
-  CallLabel,
-  ObservationMeta,
-  PlanProfile,
-  ProposedStep,
-  Rejection,
-  ReplanReason,
-  RunEvent,
-  RunLimits,
-  Strategy,
+import {
+  TerminalStatus,
+  type CallLabel,
+  type ObservationMeta,
+  type PlanProfile,
+  type ProposedStep,
+  type Rejection,
+  type ReplanReason,
+  type RunEvent,
+  type RunLimits,
+  type Strategy,
 } from './events';
 import type { ClaimReview } from './review';
 
@@ -19,7 +21,8 @@ import type { ClaimReview } from './review';
  * render the live view. Reload, reconnect and replay are the same code path.
  */
 
-export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
+export const RunStatus = z.enum(['queued', 'running', ...TerminalStatus.options]);
+export type RunStatus = z.infer<typeof RunStatus>;
 export type StepStatus = 'pending' | 'running' | 'done' | 'failed' | 'cached';
 
 export interface StepView {

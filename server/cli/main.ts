@@ -72,7 +72,7 @@ async function main(): Promise<number> {
     try {
       // The run API refuses relative workspaces; at the console, one is relative to where the command runs.
       const workspace = values.workspace === undefined ? undefined : path.resolve(values.workspace);
-      ({ id } = runtime.registry.start({ task, model: values.model, workspace, maxRounds, strategy, profile }));
+      ({ id } = await runtime.registry.start({ task, model: values.model, workspace, maxRounds, strategy, profile }));
     } catch (error) {
       if (error instanceof RequestError) {
         // At the server's own console, naming the allowed directories helps; the API does not echo them.

@@ -45,14 +45,14 @@ export async function runSuite(runtime: Runtime, plan: EvalPlan): Promise<{ id: 
   const { suite, workspace } = loadSuite(plan.suitePath);
   const store = runtime.evals;
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
-  store.create(id, suite.name, { suitePath: plan.suitePath, models: plan.models, strategies: plan.strategies, repeat: plan.repeat });
+  await store.create(id, suite.name, { suitePath: plan.suitePath, models: plan.models, strategies: plan.strategies, repeat: plan.repeat });
   const items: EvalItem[] = [];
   try {
     for (const model of plan.models) {
       for (const strategy of plan.strategies) {
         for (let repeat = 1; repeat <= plan.repeat; repeat++) {
           for (const task of suite.tasks) {
-            const { id: runId } = runtime.registry.start({ task: task.task, model, strategy, workspace });
+            const { id: runId } = await runtime.registry.start({ task: task.task, model, strategy, workspace });
             const view = await runtime.registry.waitFor(runId);
             const result = toResult(runId, view);
             const item: EvalItem = {
@@ -73,18 +73,18 @@ export async function runSuite(runtime: Runtime, plan: EvalPlan): Promise<{ id: 
               evalTokens: result.llm.evalTokens,
               wallMs: result.durationMs ?? 0,
             };
-            store.addItem(id, items.length + 1, item);
+            await store.addItem(id, items.length + 1, item);
             items.push(item);
             plan.onItem?.(item);
           }
         }
       }
     }
-    store.finish(id, 'completed');
+    await store.finish(id, 'completed');
   } catch (error) {
     // A refused run request keeps its own code; anything else is unexpected.
     const code = isRequestError(error) ? error.code : ('internal' satisfies RunErrorCode);
-    store.finish(id, 'failed', { code, message: error instanceof Error ? error.message : String(error) });
+    await store.finish(id, 'failed', { code, message: error instanceof Error ? error.message : String(error) });
     throw error;
   }
   return { id, items };
