@@ -21,7 +21,7 @@ export async function startRun(formData: FormData): Promise<StartRunOutcome> {
     if (typeof value === 'string' && value.trim() !== '') input[key] = value;
   }
   try {
-    const { id } = getRuntime().registry.start(input);
+    const { id } = await getRuntime().registry.start(input);
     return { ok: true, id };
   } catch (error) {
     if (isRequestError(error)) return { ok: false, error: { code: error.code, message: error.message } };

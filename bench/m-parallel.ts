@@ -42,7 +42,7 @@ for (const concurrency of [4, 2, 1]) {
 async function phase(concurrency: number): Promise<{ ms: number; maxInFlight: number; problems: string[] }> {
   const bench = runtimes.get(concurrency)!;
   const live: { event: RunEvent; t: number }[] = [];
-  const { id } = bench.runtime.registry.start({ task: TASK });
+  const { id } = await bench.runtime.registry.start({ task: TASK });
   const unsubscribe = bench.runtime.bus.subscribe(id, (event) => live.push({ event, t: performance.now() }));
   const view = await bench.runtime.registry.waitFor(id);
   unsubscribe();
@@ -54,7 +54,7 @@ async function phase(concurrency: number): Promise<{ ms: number; maxInFlight: nu
 
   // What the log shows: a clear order.
   const problems: string[] = [];
-  const stored = bench.runtime.store.events(id);
+  const stored = await bench.runtime.store.events(id);
   stored.forEach((e, i) => {
     if (e.seq !== i + 1) problems.push(`seq ${e.seq} at position ${i + 1}`);
   });

@@ -22,6 +22,8 @@ import type { chromium } from '@playwright/test';
 import path from 'node:path';
 import type { RunEvent } from '../lib/events';
 import { applyEvent, emptyRun, type RunState } from '../lib/run-state';
+import { openDatabase } from '../server/store/sqlite/db';
+import { SqliteRunStore } from '../server/store/sqlite/run-store';
 import { startExternalFake, type ExternalFake } from './lib/fake';
 import { routeJs } from './lib/js-size';
 import { snapshotBuild, startNext, type NextServer } from './lib/next-server';
@@ -133,14 +135,17 @@ async function seed(fake: ExternalFake): Promise<string> {
     const template = await bench.run(TASK);
     if (template.view.status !== 'completed') throw new Error(`template run ${template.view.status}`);
     // Copies of the template under new ids, spread over the last ~17 minutes.
-    const { store, db } = bench.runtime;
+    // Through a second connection, in one transaction: a commit per event would measure the disk, not the dashboard.
+    const db = openDatabase(dataDir);
+    const store = new SqliteRunStore(db);
     const base = Date.now() - SEEDED_RUNS * 1000;
     const t0 = template.events[0]!.at;
-    db.transaction(() => {
+    db.exec('BEGIN');
+    try {
       for (let i = 1; i < SEEDED_RUNS; i++) {
         const createdAt = base + i * 1000;
         const id = `${createdAt.toString(36)}-seed${String(i).padStart(4, '0')}`;
-        store.createRun({ id, createdAt, task: `${TASK} (#${i})`, model: 'qwen3:8b', baseline: false, workspace, ownerPid: process.pid });
+        await store.createRun({ id, createdAt, task: `${TASK} (#${i})`, model: 'qwen3:8b', baseline: false, workspace, ownerPid: process.pid });
         let view: RunState = emptyRun;
         for (const e of template.events) {
           const copy = { ...e, at: createdAt + (e.at - t0) } as RunEvent;
@@ -148,7 +153,11 @@ async function seed(fake: ExternalFake): Promise<string> {
           store.append(id, copy, view);
         }
       }
-    })();
+      db.exec('COMMIT');
+    } finally {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      db.close();
+    }
     await fake.setScript({
       planner: [{ content: planText(bigPaths) }],
       synthesizer: [{ content: JSON.stringify({ claims: [{ text: 'The log starts with event 1.', citations: [{ path: 'data/events-large.log', startLine: 1, endLine: 1, quote: '0000001' }] }] }) }],

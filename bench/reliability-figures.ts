@@ -27,8 +27,8 @@ import type { RunEvent } from '../lib/events';
 import { applyEvent, emptyRun } from '../lib/run-state';
 import { loadConfig } from '../server/config';
 import { createRuntime } from '../server/runtime';
-import { openDatabase } from '../server/store/db';
-import { RunStore } from '../server/store/run-store';
+import { openDatabase } from '../server/store/sqlite/db';
+import { SqliteRunStore } from '../server/store/sqlite/run-store';
 import { startFakeOllama } from '../test/support/fake-ollama';
 import { residentSetBytes, startProductionServer, type ServerProcess } from '../test/support/server-process';
 
@@ -84,13 +84,13 @@ async function appendThroughput(template: RunEvent[]): Promise<{ events: number;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-figures-store-'));
   const db = openDatabase(dir);
   try {
-    const store = new RunStore(db);
+    const store = new SqliteRunStore(db);
     const runs = 200;
     const started = performance.now();
     let events = 0;
     for (let r = 0; r < runs; r++) {
       const id = `bench-${r}`;
-      store.createRun({ id, createdAt: Date.now(), task: 'bench', model: 'fake', baseline: false, workspace: '/ws', ownerPid: process.pid });
+      await store.createRun({ id, createdAt: Date.now(), task: 'bench', model: 'fake', baseline: false, workspace: '/ws', ownerPid: process.pid });
       let view = emptyRun;
       for (const event of template) {
         const stamped = { ...event, at: Date.now() } as RunEvent;
@@ -116,7 +116,7 @@ async function heapPerRun(fake: Awaited<ReturnType<typeof startFakeOllama>>, run
   const samples: number[] = [];
   try {
     for (let done = 0; done < runs; done += 250) {
-      const ids = Array.from({ length: 250 }, (_, i) => runtime.registry.start({ task: `heap ${done + i}` }).id);
+      const ids = await Promise.all(Array.from({ length: 250 }, async (_, i) => (await runtime.registry.start({ task: `heap ${done + i}` })).id));
       await Promise.all(ids.map((id) => runtime.registry.waitFor(id)));
       fake.requests.length = 0;
       gc();

@@ -1,33 +1,38 @@
+import { z } from 'zod';
 import type { ErrorInfo } from './codes';
-import type { PlanProfile, RunEvent, RunStatus, Strategy } from './events';
+import type { RunEvent } from './events';
 import type { RunResult } from './result';
 import type { EvalSummary } from './eval';
 import type { ReadPolicyInfo } from './policy';
+import { RunRow } from './run-row';
 
 /** Shapes of the HTTP API, shared by the route handlers and the browser. */
 
-export interface RunSummary {
-  id: string;
-  task: string;
-  model: string;
-  baseline: boolean;
-  workspace: string;
-  strategy: Strategy;
-  profile: PlanProfile;
-  status: RunStatus;
-  attempts: number;
-  createdAt: number;
-  finishedAt: number | null;
-  promptTokens: number;
-  evalTokens: number;
-  errorCode: string | null;
+/** A run as the run list shows it (`GET /api/runs`): the store's row without the store's own bookkeeping. */
+export const RunSummary = RunRow.omit({ lastSeq: true, ownerPid: true });
+export type RunSummary = z.infer<typeof RunSummary>;
+
+export function toRunSummary(row: RunRow): RunSummary {
+  return RunSummary.parse(row);
 }
 
-export interface RunList {
-  runs: RunSummary[];
+export const RunList = z.object({
+  runs: z.array(RunSummary),
   /** Pass as `before` to get the next page; null on the last page. */
-  nextCursor: string | null;
-}
+  nextCursor: z.string().nullable(),
+});
+export type RunList = z.infer<typeof RunList>;
+
+/** A task stored more than once, for `/compare` to offer its two newest runs side by side. */
+export const RepeatedTask = z.object({
+  task: z.string(),
+  runs: z.number().int(),
+  models: z.array(z.string()),
+  /** Newest first. */
+  latest: z.object({ id: z.string(), createdAt: z.number() }),
+  previous: z.object({ id: z.string() }),
+});
+export type RepeatedTask = z.infer<typeof RepeatedTask>;
 
 export type RunDetail = RunResult & { events: RunEvent[] };
 

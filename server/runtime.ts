@@ -1,22 +1,20 @@
 import { setMaxListeners } from 'node:events';
 import os from 'node:os';
-import type Database from 'better-sqlite3';
 import { checkListenAddress, ConfigError, loadConfig, nextListenHostname, type Config } from './config';
 import type { ExternalTools } from './engine/tools';
 import type { ToolSpec } from '../lib/general-plan';
 import { connectToolServers, type ToolDescriptor, type ToolServers } from './mcp/tool-servers';
 import { workspaceToolDescriptors, workspaceToolOptions } from './mcp/workspace-tools';
-import { EvalStore } from './eval/eval-store';
 import { BridgePool } from './runs/bridge-pool';
 import { RunBus } from './runs/bus';
 import { RunRegistry } from './runs/registry';
-import { openDatabase } from './store/db';
-import { RunStore } from './store/run-store';
+import type { EvalStore } from './store/eval-store';
+import type { RunStore } from './store/run-store';
+import { openStores } from './store/stores';
 import { startTelemetry, type Telemetry } from './telemetry';
 
 export interface Runtime {
   config: Config;
-  db: Database.Database;
   store: RunStore;
   bus: RunBus;
   bridges: BridgePool;
@@ -30,15 +28,17 @@ export interface Runtime {
    * as `failed` with its reason.
    */
   toolServers: Promise<ToolServers>;
+  /** Settles once runs left unfinished by a process that died are marked interrupted (at start-up). */
+  recovered: Promise<void>;
   /** Aborted once the runtime starts closing: long-lived responses (SSE) end instead of holding the server open. */
   stopping: AbortSignal;
-  /** Cancels live runs (recorded as such), ends streams, closes the MCP bridges and the database. Idempotent. */
+  /** Cancels live runs (recorded as such), ends streams, closes the MCP bridges and the stores. Idempotent. */
   close(): Promise<void>;
 }
 
 export function createRuntime(config: Config): Runtime {
-  const db = openDatabase(config.dataDir);
-  const store = new RunStore(db);
+  const stores = openStores(config.dataDir);
+  const store = stores.runs;
   const bus = new RunBus();
   const telemetry = startTelemetry(config, bus, store);
   const bridges = new BridgePool(config);
@@ -53,28 +53,34 @@ export function createRuntime(config: Config): Runtime {
     workspace: offeredSpecs(await workspaceToolDescriptors(workspaceToolOptions(config))),
     external: asExternalTools(await toolServers),
   }));
-  registry.recoverInterrupted();
+  const recovered = registry.recoverInterrupted().then(
+    () => undefined,
+    (error: unknown) => {
+      process.stderr.write(`planscope: marking interrupted runs failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    },
+  );
   let closed: Promise<void> | null = null;
   return {
     config,
-    db,
     store,
     bus,
     bridges,
     registry,
-    evals: new EvalStore(db),
+    evals: stores.evals,
     telemetry,
     toolServers,
+    recovered,
     stopping: stopping.signal,
     close() {
       closed ??= (async () => {
+        await recovered;
         // Runs first: their final events still reach the streams watching them.
         await registry.shutdown();
         // Their spans are complete once they have ended: export them while the store is still open.
         await telemetry.close();
         stopping.abort();
         await Promise.all([bridges.closeAll(), toolServers.then((servers) => servers.close())]);
-        db.close();
+        await stores.close();
       })();
       return closed;
     },

@@ -15,8 +15,8 @@ export async function startCounterpart(formData: FormData): Promise<void> {
   const a = String(formData.get('a') ?? '');
   const { store, registry } = getRuntime();
   const back = (message: string) => `/compare?a=${encodeURIComponent(a)}&error=${encodeURIComponent(message)}`;
-  if (!store.getRun(a)) redirect(`/compare?error=${encodeURIComponent(`There is no run ${a}.`)}`);
-  const view = foldRun(store.events(a));
+  if (!(await store.getRun(a))) redirect(`/compare?error=${encodeURIComponent(`There is no run ${a}.`)}`);
+  const view = foldRun(await store.events(a));
   const input: Partial<Record<RunRequestField, unknown>> = { task: view.task, workspace: view.workspace };
   if (view.limits) input.maxRounds = view.limits.maxRounds;
   for (const key of RunRequestField.extract(['model', 'strategy']).options) {
@@ -25,7 +25,7 @@ export async function startCounterpart(formData: FormData): Promise<void> {
   }
   let id: string;
   try {
-    ({ id } = registry.start(input));
+    ({ id } = await registry.start(input));
   } catch (error) {
     if (isRequestError(error)) redirect(back(`${error.code}: ${error.message}`));
     console.error('startCounterpart failed', error);

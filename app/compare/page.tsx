@@ -1,14 +1,14 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
-import { CompareStart, type RepeatedTask } from '@/components/compare/compare-start';
+import { CompareStart } from '@/components/compare/compare-start';
 import { CompareView } from '@/components/compare/compare-view';
-import { RunPicker, type CompareCandidate } from '@/components/compare/run-picker';
+import { RunPicker } from '@/components/compare/run-picker';
 import type { CompareSide, SideName } from '@/components/compare/side';
 import { Strategy } from '@/lib/events';
 import { foldRun } from '@/lib/run-state';
 import { OFFLINE_MODEL } from '@/server/config';
 import { getRuntime } from '@/server/runtime';
-import type { RunRow } from '@/server/store/run-store';
+import { otherRunsOfTask, repeatedTasks } from '@/server/store/queries';
 import { startCounterpart } from './actions';
 
 export const dynamic = 'force-dynamic';
@@ -32,23 +32,22 @@ export default async function ComparePage({ searchParams }: Search) {
   const error = first(params.error);
 
   if (a && b) {
-    const sideA = loadSide('a', a);
-    const sideB = loadSide('b', b);
+    const [sideA, sideB] = await Promise.all([loadSide('a', a), loadSide('b', b)]);
     if (!sideA || !sideB) notFound();
     return <CompareView a={sideA} b={sideB} />;
   }
 
   const only = a ?? b;
   if (only) {
-    const base = loadSide('a', only);
+    const base = await loadSide('a', only);
     if (!base) notFound();
-    const { config } = getRuntime();
+    const { config, store } = getRuntime();
     return (
       <>
         {error && <ErrorLine message={error} />}
         <RunPicker
           base={base}
-          candidates={candidatesFor(base)}
+          candidates={await otherRunsOfTask(store, { id: base.id, task: base.view.task }, SCAN_LIMIT)}
           rerun={{
             action: startCounterpart,
             models: [...new Set([base.view.model, config.model, OFFLINE_MODEL])],
@@ -60,7 +59,7 @@ export default async function ComparePage({ searchParams }: Search) {
     );
   }
 
-  return <CompareStart tasks={repeatedTasks()} missing={error ?? null} />;
+  return <CompareStart tasks={await repeatedTasks(getRuntime().store, { scan: SCAN_LIMIT, limit: 30 })} missing={error ?? null} />;
 }
 
 function first(value: string | string[] | undefined): string | undefined {
@@ -68,34 +67,10 @@ function first(value: string | string[] | undefined): string | undefined {
   return v && v.trim() !== '' ? v.trim() : undefined;
 }
 
-function loadSide(name: SideName, id: string): CompareSide | null {
+async function loadSide(name: SideName, id: string): Promise<CompareSide | null> {
   const { store } = getRuntime();
-  if (!store.getRun(id)) return null;
-  return { name, id, view: foldRun(store.events(id)) };
-}
-
-/** Other stored runs of exactly the same task, newest first. */
-function candidatesFor(base: CompareSide): CompareCandidate[] {
-  return getRuntime()
-    .store.listRuns({ limit: SCAN_LIMIT, task: base.view.task })
-    .filter((r) => r.id !== base.id);
-}
-
-function repeatedTasks(): RepeatedTask[] {
-  const byTask = new Map<string, RunRow[]>();
-  for (const run of getRuntime().store.listRuns({ limit: SCAN_LIMIT })) {
-    byTask.set(run.task, [...(byTask.get(run.task) ?? []), run]);
-  }
-  return [...byTask.entries()]
-    .filter(([, runs]) => runs.length > 1)
-    .slice(0, 30)
-    .map(([task, runs]) => ({
-      task,
-      runs: runs.length,
-      models: [...new Set(runs.map((r) => r.model))],
-      latest: { id: runs[0]!.id, createdAt: runs[0]!.createdAt },
-      previous: { id: runs[1]!.id },
-    }));
+  if (!(await store.getRun(id))) return null;
+  return { name, id, view: foldRun(await store.events(id)) };
 }
 
 function ErrorLine({ message }: { message: string }) {

@@ -2,14 +2,15 @@ import type { Metadata } from 'next';
 import type { EvalList } from '@/lib/api';
 import { EvalListTable } from '@/components/evals/eval-list-table';
 import { getRuntime } from '@/server/runtime';
+import { evalSummaries } from '@/server/store/queries';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 export const metadata: Metadata = { title: 'Evaluations' };
 
 /** Stored evaluations (run by `npm run eval`), newest first; the list then refreshes through `GET /api/evals`. */
-export default function EvalsPage() {
-  const initial: EvalList = { evals: getRuntime().evals.summaries(50) };
+export default async function EvalsPage() {
+  const initial: EvalList = { evals: await evalSummaries(getRuntime().evals, 50) };
   return (
     <div className="space-y-3">
       <div>

@@ -32,10 +32,10 @@ export function benchRuntime(opts: { ollamaUrl: string; workspace: string; env?:
     dataDir,
     async run(task) {
       const started = performance.now();
-      const { id } = runtime.registry.start({ task });
+      const { id } = await runtime.registry.start({ task });
       const view = await runtime.registry.waitFor(id);
       const wallMs = performance.now() - started;
-      return { id, wallMs, view, events: runtime.store.events(id) };
+      return { id, wallMs, view, events: await runtime.store.events(id) };
     },
     async close() {
       await runtime.close();

@@ -1,16 +1,7 @@
 import Link from 'next/link';
+import type { RepeatedTask } from '@/lib/api';
 import { formatTimestamp, isoOf } from '../format';
 import { Panel } from '../ui/panel';
-
-/** A task that has been run more than once: something to compare. */
-export interface RepeatedTask {
-  task: string;
-  runs: number;
-  models: string[];
-  /** Newest first. */
-  latest: { id: string; createdAt: number };
-  previous: { id: string };
-}
 
 /** `/compare` with no runs named: how to get to a comparison, and the tasks that already have more than one run. */
 export function CompareStart({ tasks, missing }: { tasks: RepeatedTask[]; missing: string | null }) {

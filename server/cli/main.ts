@@ -89,7 +89,7 @@ async function main(): Promise<number> {
   try {
     let id: string;
     try {
-      ({ id } = runtime.registry.start(request));
+      ({ id } = await runtime.registry.start(request));
     } catch (error) {
       if (error instanceof RequestError) {
         // At the server's own console, naming the allowed directories helps; the API does not echo them.

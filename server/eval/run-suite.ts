@@ -7,7 +7,7 @@ import { toResult } from '../../lib/result';
 import type { Config } from '../config';
 import { isRequestError } from '../http/request-error';
 import type { RunRegistry } from '../runs/registry';
-import type { EvalStore } from './eval-store';
+import type { EvalStore } from '../store/eval-store';
 
 export class SuiteError extends Error {
   override name = 'SuiteError';
@@ -48,14 +48,14 @@ export async function runSuite(runtime: SuiteRuntime, plan: EvalPlan): Promise<{
   const { suite, workspace } = loadSuite(plan.suitePath);
   const store = runtime.evals;
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
-  store.create(id, suite.name, { suitePath: plan.suitePath, models: plan.models, strategies: plan.strategies, repeat: plan.repeat });
+  await store.create(id, suite.name, { suitePath: plan.suitePath, models: plan.models, strategies: plan.strategies, repeat: plan.repeat });
   const items: EvalItem[] = [];
   try {
     for (const model of plan.models) {
       for (const strategy of plan.strategies) {
         for (let repeat = 1; repeat <= plan.repeat; repeat++) {
           for (const task of suite.tasks) {
-            const { id: runId } = runtime.registry.start({ task: task.task, model, strategy, workspace });
+            const { id: runId } = await runtime.registry.start({ task: task.task, model, strategy, workspace });
             const view = await runtime.registry.waitFor(runId);
             const result = toResult(runId, view);
             const item: EvalItem = {
@@ -76,18 +76,18 @@ export async function runSuite(runtime: SuiteRuntime, plan: EvalPlan): Promise<{
               evalTokens: result.llm.evalTokens,
               wallMs: result.durationMs ?? 0,
             };
-            store.addItem(id, items.length + 1, item);
+            await store.addItem(id, items.length + 1, item);
             items.push(item);
             plan.onItem?.(item);
           }
         }
       }
     }
-    store.finish(id, 'completed');
+    await store.finish(id, 'completed');
   } catch (error) {
     // A refused run request keeps its own code; anything else is unexpected.
     const code = isRequestError(error) ? error.code : ('internal' satisfies RunErrorCode);
-    store.finish(id, 'failed', { code, message: error instanceof Error ? error.message : String(error) });
+    await store.finish(id, 'failed', { code, message: error instanceof Error ? error.message : String(error) });
     throw error;
   }
   return { id, items };

@@ -1,5 +1,6 @@
 import { SSE_END, SSE_RUN_EVENT } from '../../lib/api';
 import type { RunEvent } from '../../lib/events';
+import { isTerminal } from '../../lib/run-state';
 import type { Runtime } from '../runtime';
 
 const POLL_MS = 1000;
@@ -11,6 +12,11 @@ const HEARTBEAT_MS = 15_000;
  * a slow poll of the store also picks up runs written by another process
  * (the CLI). Each event is sent exactly once and in order: a gap is filled
  * from the store before the event that revealed it.
+ *
+ * Reads of the store take time, and events keep arriving meanwhile, so the
+ * stream does one thing at a time: a catch-up, or a live event (with the gap
+ * before it filled), each after the one before has finished. A live event
+ * that is next in line while nothing is being read is sent at once.
  */
 export function runEventStream(runtime: Runtime, runId: string, afterSeq: number, signal: AbortSignal): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -33,34 +39,64 @@ export function runEventStream(runtime: Runtime, runId: string, afterSeq: number
       const write = (chunk: string) => {
         if (!closed) controller.enqueue(encoder.encode(chunk));
       };
+      const end = () => {
+        write(`event: ${SSE_END}\ndata: {}\n\n`);
+        close();
+      };
       const send = (event: RunEvent) => {
         if (closed || event.seq <= last) return;
-        if (event.seq > last + 1) {
-          for (const missed of runtime.store.events(runId, last)) {
-            if (missed.seq >= event.seq) break;
-            send(missed);
-          }
-        }
         write(`id: ${event.seq}\nevent: ${SSE_RUN_EVENT}\ndata: ${JSON.stringify(event)}\n\n`);
         last = event.seq;
-        if (event.type === 'run_finished') {
-          write(`event: ${SSE_END}\ndata: {}\n\n`);
-          close();
-        }
+        if (event.type === 'run_finished') end();
       };
+
+      /** Work waiting or under way; the next starts when the one before has finished. */
+      let queue: Promise<void> = Promise.resolve();
+      let queued = 0;
+      const inTurn = (work: () => Promise<void>) => {
+        queued += 1;
+        queue = queue
+          .then(() => (closed ? undefined : work()))
+          .catch((error: unknown) => {
+            // The client reconnects with Last-Event-ID and is caught up from the store again.
+            process.stderr.write(`planscope: event stream of run ${runId}: ${error instanceof Error ? error.message : String(error)}\n`);
+            close();
+          })
+          .finally(() => (queued -= 1));
+      };
+
+      const live = (event: RunEvent) => {
+        if (closed || event.seq <= last) return;
+        if (queued === 0 && event.seq === last + 1) return send(event);
+        inTurn(async () => {
+          if (event.seq > last + 1) {
+            for (const missed of await runtime.store.events(runId, last)) {
+              if (missed.seq >= event.seq) break;
+              send(missed);
+            }
+          }
+          send(event);
+        });
+      };
+
+      /** At most one catch-up waits behind the work under way: a slow store does not pile them up. */
+      let catchUpWaiting = false;
       const catchUp = () => {
-        for (const event of runtime.store.events(runId, last)) send(event);
-        const row = runtime.store.getRun(runId);
-        if (!closed && row && row.status !== 'queued' && row.status !== 'running' && row.lastSeq <= last) {
-          write(`event: ${SSE_END}\ndata: {}\n\n`);
-          close();
-        }
+        if (catchUpWaiting) return;
+        catchUpWaiting = true;
+        inTurn(async () => {
+          catchUpWaiting = false;
+          for (const event of await runtime.store.events(runId, last)) send(event);
+          if (closed) return;
+          const row = await runtime.store.getRun(runId);
+          if (!closed && row && isTerminal(row.status) && row.lastSeq <= last) end();
+        });
       };
 
       const poll = setInterval(catchUp, POLL_MS);
       const heartbeat = setInterval(() => write(': keep-alive\n\n'), HEARTBEAT_MS);
       cleanups.push(
-        runtime.bus.subscribe(runId, send),
+        runtime.bus.subscribe(runId, live),
         () => clearInterval(poll),
         () => clearInterval(heartbeat),
         runtime.telemetry.metrics.sseClientOpened(),

@@ -28,6 +28,7 @@ export interface RunTools {
 }
 
 interface LiveRun {
+  recorder: RunRecorder;
   controller: AbortController;
   /** Why the run is being stopped, once it is. */
   stopReason: 'cancelled' | 'timeout' | null;
@@ -55,7 +56,7 @@ export class RunRegistry {
     private readonly tools: () => Promise<RunTools>,
   ) {}
 
-  start(input: unknown): { id: string } {
+  async start(input: unknown): Promise<{ id: string }> {
     const request = this.parseRequest(input);
     const pinned = resolveWorkspace(request.workspace ?? this.config.workspace, {
       roots: this.config.workspaceRoots,
@@ -67,7 +68,7 @@ export class RunRegistry {
     const profile = request.profile ?? 'file';
     const id = newRunId();
     const traceparent = this.config.telemetry.traces ? newRunTraceparent() : undefined;
-    this.store.createRun({
+    await this.store.createRun({
       id,
       createdAt: Date.now(),
       task: request.task,
@@ -78,7 +79,8 @@ export class RunRegistry {
       profile,
       ownerPid: process.pid,
     });
-    const recorder = new RunRecorder(id, this.store, (e) => this.bus.publish(id, e), emptyRun);
+    const controller = new AbortController();
+    const recorder = this.newRecorder(id, emptyRun, controller);
     recorder.emit({
       type: 'run_created',
       task: request.task,
@@ -96,7 +98,8 @@ export class RunRegistry {
     let settle!: (view: RunState) => void;
     const done = new Promise<RunState>((resolve) => (settle = resolve));
     const live: LiveRun = {
-      controller: new AbortController(),
+      recorder,
+      controller,
       stopReason: null,
       done,
       settle,
@@ -119,9 +122,8 @@ export class RunRegistry {
     const queued = this.queue.indexOf(id);
     if (queued >= 0) {
       this.queue.splice(queued, 1);
-      const recorder = this.recorderFor(id);
-      recorder.emit({ type: 'run_finished', status: 'cancelled', error: { code: 'cancelled', message: 'The run was cancelled before it started.' } });
-      this.retire(id, live, recorder.view);
+      live.recorder.emit({ type: 'run_finished', status: 'cancelled', error: { code: 'cancelled', message: 'The run was cancelled before it started.' } });
+      void this.retire(id, live, { running: false });
       return true;
     }
     live.controller.abort();
@@ -136,24 +138,27 @@ export class RunRegistry {
   async waitFor(id: string): Promise<RunState> {
     const live = this.live.get(id);
     if (live) return live.done;
-    return foldRun(this.store.events(id));
+    return foldRun(await this.store.events(id));
   }
 
   /**
    * Runs left unfinished by a process that no longer exists are marked
    * `interrupted`, visibly, with the last thing they reached.
    */
-  recoverInterrupted(): number {
+  async recoverInterrupted(): Promise<number> {
     let recovered = 0;
-    for (const row of this.store.unfinishedRuns()) {
+    for (const row of await this.store.unfinishedRuns()) {
       // Live here: ours and still going. Another live process (a CLI run): its own.
       if (ownerAlive(row.ownerPid, this.live.has(row.id))) continue;
-      const recorder = this.recorderFor(row.id);
+      const recorder = this.newRecorder(row.id, foldRun(await this.store.events(row.id)));
+      // It may have ended while its events were read.
+      if (isTerminal(recorder.view.status)) continue;
       recorder.emit({
         type: 'run_finished',
         status: 'interrupted',
         error: { code: 'interrupted', message: `The server stopped while this run was in flight; ${lastReached(recorder.view)}.` },
       });
+      await recorder.flushed();
       recovered += 1;
     }
     return recovered;
@@ -237,7 +242,8 @@ export class RunRegistry {
         });
       }
     } catch (error) {
-      if (!isTerminal(recorder.view.status)) {
+      // A recorder whose store failed records nothing more; it has stopped the run already.
+      if (!isTerminal(recorder.view.status) && !recorder.failed) {
         recorder.emit({
           type: 'run_finished',
           status: 'failed',
@@ -247,9 +253,7 @@ export class RunRegistry {
     } finally {
       lease?.release();
       clearTimeout(timer);
-      this.running -= 1;
-      this.retire(id, live, recorder.view);
-      this.pump();
+      await this.retire(id, live, { running: true });
     }
   }
 
@@ -289,13 +293,26 @@ export class RunRegistry {
     }
   }
 
-  private retire(id: string, live: LiveRun, view: RunState): void {
+  /**
+   * Ends a run here once everything it recorded is stored: `done` then holds
+   * the fold of what a reader of the store sees. A run that was running gives
+   * its slot to the next one in the queue.
+   */
+  private async retire(id: string, live: LiveRun, { running }: { running: boolean }): Promise<void> {
+    try {
+      await live.recorder.flushed();
+    } catch (error) {
+      process.stderr.write(`planscope: run ${id} stopped: its events could not be stored: ${(error as Error).message}\n`);
+    }
+    if (running) this.running -= 1;
     this.live.delete(id);
-    live.settle(view);
+    live.settle(live.recorder.committedView);
+    if (running) this.pump();
   }
 
-  private recorderFor(id: string): RunRecorder {
-    return new RunRecorder(id, this.store, (e: RunEvent) => this.bus.publish(id, e), foldRun(this.store.events(id)));
+  /** A run's recorder, publishing on the bus; a store that fails to commit later stops the run through `controller`. */
+  private newRecorder(id: string, initial: RunState, controller?: AbortController): RunRecorder {
+    return new RunRecorder(id, this.store, (e: RunEvent) => this.bus.publish(id, e), initial, () => controller?.abort());
   }
 }
 

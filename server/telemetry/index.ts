@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../lib/events';
 import type { RunStore } from '../store/run-store';
+import { guarded } from './guarded';
 import type { OtelExport } from './otel-sdk';
 import { RunMetrics } from './run-metrics';
 import type { RunSpans } from './run-spans';
@@ -58,7 +59,7 @@ export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: Run
         .then(({ startOtel }) => {
           const started = startOtel(settings, metrics, {
             captureContent: settings.captureContent,
-            artifact: (runId, name) => store.getArtifact(runId, name)?.content ?? null,
+            artifact: async (runId, name) => (await store.getArtifact(runId, name))?.content ?? null,
             modelOptions: { temperature: config.ollama.temperature, maxTokens: config.ollama.numPredict },
           });
           const caughtUp = started.spans;
@@ -85,23 +86,6 @@ export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: Run
       await Promise.race([started.shutdown(), new Promise((resolve) => setTimeout(resolve, EXPORT_ON_CLOSE_MS).unref())]);
     },
   };
-}
-
-const reported = new Set<string>();
-
-/**
- * Telemetry follows the run; it must never stop it. A listener that threw
- * would throw out of the recorder's emit, into the engine. Said once per
- * kind, not once per event.
- */
-function guarded(what: string, fn: () => void): void {
-  try {
-    fn();
-  } catch (error) {
-    if (reported.has(what)) return;
-    reported.add(what);
-    process.stderr.write(`planscope: ${what} export failed and is skipping events: ${describe(error)}\n`);
-  }
 }
 
 function describe(error: unknown): string {

@@ -57,6 +57,7 @@ export function startOtel(settings: TelemetrySettings, metrics: RunMetrics, span
   return {
     spans,
     async shutdown() {
+      await spans?.settled();
       await Promise.allSettled(stops.map((stop) => stop()));
     },
   };

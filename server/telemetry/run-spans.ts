@@ -4,6 +4,7 @@ import type { IdGenerator } from '@opentelemetry/sdk-trace-node';
 import type { EventOf, ProposedStep, RunEvent } from '../../lib/events';
 import { maskUrlsInText } from '../../lib/mask';
 import { AGENT_NAME, GEN_AI_EVALUATION_EVENT, GenAi, GenAiOperation, General, Mcp, Planscope, providerName } from './conventions';
+import { guarded } from './guarded';
 import { parseTraceparent, spanIdFor, spanKey } from './trace-context';
 
 /**
@@ -45,7 +46,7 @@ export interface RunSpansOptions {
   /** Prompts, replies, task, answer, tool arguments and results on spans. */
   captureContent: boolean;
   /** A stored artifact's text (prompts, replies, observed files), for content capture. */
-  artifact: (runId: string, name: string) => string | null;
+  artifact: (runId: string, name: string) => Promise<string | null>;
   /** The options Ollama calls are made with (the offline baseline has none). */
   modelOptions: { temperature: number; maxTokens: number };
 }
@@ -93,6 +94,8 @@ const RUN_KEY = 'run';
 
 export class RunSpans {
   private readonly runs = new Map<string, RunTrace>();
+  /** Spans waiting for the stored content they carry. */
+  private readonly reading = new Set<Promise<void>>();
 
   constructor(
     private readonly tracer: Tracer,
@@ -244,13 +247,16 @@ export class RunSpans {
       ...(finished.promptTokens !== null && { [GenAi.usageInputTokens]: finished.promptTokens }),
       ...(finished.evalTokens !== null && { [GenAi.usageOutputTokens]: finished.evalTokens }),
     };
-    if (this.options.captureContent) {
-      const prompt = this.content(run, started.promptArtifact);
-      if (prompt !== null) attributes[GenAi.inputMessages] = inputMessages(prompt);
-      const reply = this.content(run, finished.responseArtifact);
-      if (reply !== null) attributes[GenAi.outputMessages] = outputMessages(reply, finished.doneReason);
-    }
-    this.emit(run, {
+    const content = this.options.captureContent
+      ? async (): Promise<Attributes> => {
+          const [prompt, reply] = await Promise.all([this.content(run, started.promptArtifact), this.content(run, finished.responseArtifact)]);
+          return {
+            ...(prompt !== null && { [GenAi.inputMessages]: inputMessages(prompt) }),
+            ...(reply !== null && { [GenAi.outputMessages]: outputMessages(reply, finished.doneReason) }),
+          };
+        }
+      : null;
+    this.emitWith(run, content, {
       key: spanKey.call(started.call),
       parentKey: this.callParent(run, started),
       name: `${GenAiOperation.chat} ${started.model}`,
@@ -373,12 +379,16 @@ export class RunSpans {
       attributes[Planscope.observationSha256] = event.observation.sha256;
       attributes[Planscope.observationBytes] = event.observation.bytes;
     }
-    if (this.options.captureContent) {
-      attributes[GenAi.toolCallArguments] = maskUrlsInText(JSON.stringify(step?.args ?? { path: event.path }));
-      const result = event.type === 'step_finished' ? this.content(run, event.observation.artifact) : null;
-      if (result !== null) attributes[GenAi.toolCallResult] = result;
-    }
-    this.emit(run, {
+    if (this.options.captureContent) attributes[GenAi.toolCallArguments] = maskUrlsInText(JSON.stringify(step?.args ?? { path: event.path }));
+    const artifact = this.options.captureContent && event.type === 'step_finished' ? event.observation.artifact : null;
+    const content =
+      artifact === null
+        ? null
+        : async (): Promise<Attributes> => {
+            const result = await this.content(run, artifact);
+            return result === null ? {} : { [GenAi.toolCallResult]: result };
+          };
+    this.emitWith(run, content, {
       ...base,
       name: `${GenAiOperation.executeTool} ${tool.name}`,
       attributes,
@@ -501,9 +511,29 @@ export class RunSpans {
 
   // ---------------------------------------------------------------------------
 
-  private content(run: RunTrace, artifact: string): string | null {
-    const text = this.options.artifact(run.runId, artifact);
+  /** Spans are complete once the content they wait for is read. */
+  async settled(): Promise<void> {
+    await Promise.all(this.reading);
+  }
+
+  private async content(run: RunTrace, artifact: string): Promise<string | null> {
+    const text = await this.options.artifact(run.runId, artifact);
     return text === null ? null : maskUrlsInText(text);
+  }
+
+  /**
+   * Emits a span whose captured content is read from the store first. Later
+   * events are handled meanwhile: a span's place in its trace comes from its
+   * ids, not from when it is exported. Content that cannot be read is left
+   * off; the span still is.
+   */
+  private emitWith(run: RunTrace, content: (() => Promise<Attributes>) | null, spec: SpanSpec): void {
+    if (!content) return this.emit(run, spec);
+    const reading = content()
+      .catch((): Attributes => ({}))
+      .then((extra) => guarded('traces', () => this.emit(run, { ...spec, attributes: { ...spec.attributes, ...extra } })))
+      .finally(() => this.reading.delete(reading));
+    this.reading.add(reading);
   }
 
   private idOf(run: RunTrace, key: string): string {

@@ -44,16 +44,15 @@ describe('the bridge pool', () => {
     };
     const sampler = setInterval(sample, 20);
     try {
-      const ids = [h.workspace, anotherWorkspace(), anotherWorkspace()].map(
-        (workspace) => runtime.registry.start({ task: TASK, workspace }).id,
-      );
+      const ids: string[] = [];
+      for (const workspace of [h.workspace, anotherWorkspace(), anotherWorkspace()]) ids.push((await runtime.registry.start({ task: TASK, workspace })).id);
       for (const id of ids) runtime.bus.subscribe(id, sample);
       const views = await Promise.all(ids.map((id) => runtime.registry.waitFor(id)));
       expect(views.map((v) => v.status)).toEqual(['completed', 'completed', 'completed']);
 
-      const waited = ids.map((id) => runtime.store.events(id).filter((e) => e.type === 'run_waiting'));
+      const waited = await Promise.all(ids.map(async (id) => (await runtime.store.events(id)).filter((e) => e.type === 'run_waiting')));
       expect(waited.map((w) => w.length)).toEqual([0, 0, 1]);
-      const third = runtime.store.events(ids[2]!);
+      const third = await runtime.store.events(ids[2]!);
       const waitAt = third.findIndex((e) => e.type === 'run_waiting');
       expect(waitAt).toBeLessThan(third.findIndex((e) => e.type === 'run_started'));
       expect(third[waitAt]).toMatchObject({ reason: 'bridge_pool_full', message: expect.stringContaining('PLANSCOPE_MAX_BRIDGES') });
@@ -93,11 +92,11 @@ describe('the bridge pool', () => {
     const runtime = h.runtime;
     const other = anotherWorkspace();
     // A holds the only bridge, planning against a model that never answers.
-    const a = runtime.registry.start({ task: `${TASK} (A)` });
+    const a = await runtime.registry.start({ task: `${TASK} (A)` });
     // A must have taken the hanging reply before it is cancelled, or D would get it.
     await until('A to be planning', () => h!.fake.requests.some((r) => r.path === '/api/chat'));
-    const b = runtime.registry.start({ task: `${TASK} (B)`, workspace: other });
-    expect(runtime.store.events(b.id).map((e) => e.type)).toEqual(['run_created', 'run_waiting']);
+    const b = await runtime.registry.start({ task: `${TASK} (B)`, workspace: other });
+    expect((await runtime.store.events(b.id)).map((e) => e.type)).toEqual(['run_created', 'run_waiting']);
     runtime.registry.cancel(b.id);
     const cancelled = await runtime.registry.waitFor(b.id);
     expect(cancelled.status).toBe('cancelled');
@@ -109,9 +108,9 @@ describe('the bridge pool', () => {
     runtime.registry.cancel(a.id);
     await runtime.registry.waitFor(a.id);
     // A's bridge is idle now: a run on the other workspace evicts it and runs.
-    const d = runtime.registry.start({ task: `${TASK} (D)`, workspace: other });
+    const d = await runtime.registry.start({ task: `${TASK} (D)`, workspace: other });
     expect((await runtime.registry.waitFor(d.id)).status).toBe('completed');
-    expect(runtime.store.events(d.id).some((e) => e.type === 'run_waiting')).toBe(false);
+    expect((await runtime.store.events(d.id)).some((e) => e.type === 'run_waiting')).toBe(false);
     expect(runtime.bridges.stats().count).toBe(1);
   }, 30_000);
 
@@ -119,7 +118,7 @@ describe('the bridge pool', () => {
     h = await startHarness({}, { PLANSCOPE_MAX_BRIDGES: '1', PLANSCOPE_RUN_TIMEOUT_MS: '1000' });
     // The test itself holds the only slot, for as long as it likes.
     await workspaceBridge(h);
-    const c = h.runtime.registry.start({ task: TASK, model: 'offline', workspace: anotherWorkspace() });
+    const c = await h.runtime.registry.start({ task: TASK, model: 'offline', workspace: anotherWorkspace() });
     const timedOut = await h.runtime.registry.waitFor(c.id);
     expect(timedOut.status).toBe('failed');
     expect(timedOut.error).toMatchObject({ code: 'timeout', message: expect.stringMatching(/while waiting for a workspace bridge/) });
@@ -132,7 +131,7 @@ describe('the bridge pool', () => {
     expect(h.runtime.bridges.stats()).toEqual({ count: 0, max: 5, idleMs: 60_000, memoryBytes: 0, bridges: [] });
     const other = anotherWorkspace();
     for (const workspace of [h.workspace, other]) {
-      const { id } = h.runtime.registry.start({ task: TASK, model: 'offline', workspace });
+      const { id } = await h.runtime.registry.start({ task: TASK, model: 'offline', workspace });
       expect((await h.runtime.registry.waitFor(id)).status).toBe('completed');
     }
     const stats = h.runtime.bridges.stats();

@@ -44,7 +44,7 @@ describe('a Synthesizer reply that does not parse', () => {
     expect(view.llmCalls.filter((c) => c.label === 'synthesizer').every((c) => c.finishedAt !== null)).toBe(true);
     expect(events.find((e) => e.type === 'answer_ready')).toMatchObject({ call: 'synthesizer#3' });
     // The unusable reply stays on record, whole.
-    expect(h.runtime.store.getArtifact(id, 'synthesizer#2.response.txt')?.content).toBe(FENCED);
+    expect((await h.runtime.store.getArtifact(id, 'synthesizer#2.response.txt'))?.content).toBe(FENCED);
 
     const [first, retry] = synthesizerBodies(h);
     // The first prompt is repeated unchanged (a reusable prefix), then the correction naming what was wrong.
@@ -56,7 +56,7 @@ describe('a Synthesizer reply that does not parse', () => {
     expect(correction.content).not.toContain(FENCED);
     // The correction is in the retry's raw prompt, one click away like every prompt.
     const retryPrompt = view.llmCalls.find((c) => c.call === 'synthesizer#3')!.promptArtifact;
-    expect(h.runtime.store.getArtifact(id, retryPrompt)?.content).toContain('Your previous reply could not be used');
+    expect((await h.runtime.store.getArtifact(id, retryPrompt))?.content).toContain('Your previous reply could not be used');
   });
 
   it('ends the run answer_invalid when the retry fails too, keeping both raw replies', async () => {
@@ -71,8 +71,8 @@ describe('a Synthesizer reply that does not parse', () => {
     expect(result.error?.message).toContain('(attempts: synthesizer#2, synthesizer#3)');
     expect(result.answer).toBeNull();
     expect(view.llmCalls.map((c) => c.call)).toEqual(['planner#1', 'synthesizer#2', 'synthesizer#3']);
-    expect(h.runtime.store.getArtifact(id, 'synthesizer#2.response.txt')?.content).toBe(FENCED);
-    expect(h.runtime.store.getArtifact(id, 'synthesizer#3.response.txt')?.content).toBe(PROSE);
+    expect((await h.runtime.store.getArtifact(id, 'synthesizer#2.response.txt'))?.content).toBe(FENCED);
+    expect((await h.runtime.store.getArtifact(id, 'synthesizer#3.response.txt'))?.content).toBe(PROSE);
     expect(synthesizerBodies(h)).toHaveLength(2);
   });
 
@@ -84,7 +84,7 @@ describe('a Synthesizer reply that does not parse', () => {
     const { id, result, view } = await h.run(TASK);
     expect(result.error).toMatchObject({ code: 'answer_invalid', message: expect.stringContaining('(attempts: synthesizer#2)') });
     expect(view.llmCalls.map((c) => c.call)).toEqual(['planner#1', 'synthesizer#2']);
-    expect(h.runtime.store.getArtifact(id, 'synthesizer#2.response.txt')?.content).toBe(FENCED);
+    expect((await h.runtime.store.getArtifact(id, 'synthesizer#2.response.txt'))?.content).toBe(FENCED);
     expect(synthesizerBodies(h)).toHaveLength(1);
   });
 });

@@ -62,7 +62,7 @@ describe('the plan-and-execute loop through a fake Ollama server', () => {
     expect(result.plans[0]!.rejections).toEqual([
       { step: null, code: 'schema_invalid', message: 'The model returned empty content instead of a plan.' },
     ]);
-    const raw = h.runtime.store.getArtifact(id, 'planner#1.response.txt');
+    const raw = await h.runtime.store.getArtifact(id, 'planner#1.response.txt');
     expect(raw?.content).toBe('');
     const retry = chatBodies(h)[1]!;
     expect(retry.messages[1]!.content).toContain('schema_invalid');
@@ -78,8 +78,8 @@ describe('the plan-and-execute loop through a fake Ollama server', () => {
     expect(result.plans[0]!.rejections).toMatchObject([{ step: 1, code: 'path_denied' }]);
     expect(result.plans[1]!.rejections).toEqual([]);
     expect(Object.keys(result.completed)).toEqual(['src/config.ts']);
-    expect(h.runtime.store.events(id).some((e) => e.type === 'replan_requested')).toBe(true);
-    expect(everythingStored(h, id)).not.toContain(CANARY);
+    expect((await h.runtime.store.events(id)).some((e) => e.type === 'replan_requested')).toBe(true);
+    expect(await everythingStored(h, id)).not.toContain(CANARY);
   });
 
   it('rejects a duplicate path (after normalisation) and accepts the correction', async () => {
@@ -181,7 +181,7 @@ describe('the plan-and-execute loop through a fake Ollama server', () => {
     h = await startHarness({ planner: [{ hang: true }] });
     const done = h.run(TASK, {
       onEvent: (e) => {
-        if (e.type === 'llm_call_started') setTimeout(() => h!.runtime.registry.cancel(idOf(h!)), 50);
+        if (e.type === 'llm_call_started') setTimeout(() => void idOf(h!).then((id) => h!.runtime.registry.cancel(id)), 50);
       },
     });
     const { result } = await done;
@@ -200,6 +200,6 @@ describe('the plan-and-execute loop through a fake Ollama server', () => {
   });
 });
 
-function idOf(harness: Harness): string {
-  return harness.runtime.store.listRuns({ limit: 1 })[0]!.id;
+async function idOf(harness: Harness): Promise<string> {
+  return (await harness.runtime.store.listRuns({ limit: 1 }))[0]!.id;
 }

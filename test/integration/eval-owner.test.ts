@@ -6,8 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EvalSettings } from '../../lib/eval';
-import { EvalStore } from '../../server/eval/eval-store';
-import { openDatabase } from '../../server/store/db';
+import { evalSummaries } from '../../server/store/queries';
+import { openDatabase } from '../../server/store/sqlite/db';
+import { SqliteEvalStore } from '../../server/store/sqlite/eval-store';
 import { startFakeOllama } from '../support/fake-ollama';
 import { answer, APP_ROOT, copyWorkspace, plan } from '../support/harness';
 
@@ -122,27 +123,27 @@ describe('an evaluation whose process is gone', () => {
     expect(reader.prepare('SELECT owner_pid FROM evals WHERE id = ?').get(evalId)).toEqual({ owner_pid: cli.pid });
 
     // A live owner is left alone, however often the evaluation is read.
-    const store = new EvalStore(open(dataDir));
-    expect(store.get(evalId)).toMatchObject({ status: 'running', error: null, finishedAt: null });
-    expect(store.summaries().map((e) => [e.id, e.status])).toEqual([[evalId, 'running']]);
+    const store = new SqliteEvalStore(open(dataDir));
+    expect(await store.get(evalId)).toMatchObject({ status: 'running', error: null, finishedAt: null });
+    expect((await evalSummaries(store, 50)).map((e) => [e.id, e.status])).toEqual([[evalId, 'running']]);
 
     cli.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
 
-    const record = store.get(evalId);
+    const record = await store.get(evalId);
     expect(record).toMatchObject({ status: 'interrupted', error: { code: 'interrupted' } });
     expect(record!.error!.message).toContain(`pid ${cli.pid}`);
     expect(record!.error!.message).toContain('Runs stored: 1');
     expect(record!.finishedAt).not.toBeNull();
     expect(record!.items.map((i) => i.taskId)).toEqual(['first']);
-    expect(store.summaries()).toMatchObject([{ id: evalId, status: 'interrupted', itemCount: 1 }]);
+    expect(await evalSummaries(store, 50)).toMatchObject([{ id: evalId, status: 'interrupted', itemCount: 1 }]);
     // Stored, not only shown: another reader sees the same.
     expect(reader.prepare('SELECT status, error_code FROM evals WHERE id = ?').get(evalId)).toEqual({ status: 'interrupted', error_code: 'interrupted' });
   });
 
   it('is told apart by its owner: a process that exited, our own pid from an earlier process, none recorded, one still alive', async () => {
     const db = open(tempDir('planscope-eval-owners-'));
-    const store = new EvalStore(db);
+    const store = new SqliteEvalStore(db);
 
     const exited = spawnSync(process.execPath, ['-e', '']);
     expect(exited.status).toBe(0);
@@ -159,26 +160,26 @@ describe('an evaluation whose process is gone', () => {
     });
     insertRunning(db, 'owner-alive', sleeper.pid!);
     // Created by this process: held here, and a second store on the same database does not take it for an orphan.
-    store.create('owner-here', 'mine', SETTINGS);
+    await store.create('owner-here', 'mine', SETTINGS);
 
-    const statusOf = (id: string) => new EvalStore(db).get(id)?.status;
-    expect(statusOf('owner-exited')).toBe('interrupted');
-    expect(new EvalStore(db).get('owner-exited')!.error!.message).toContain(`pid ${exited.pid}`);
-    expect(statusOf('owner-same-pid')).toBe('interrupted');
-    expect(statusOf('owner-unrecorded')).toBe('interrupted');
-    expect(new EvalStore(db).get('owner-unrecorded')!.error).toEqual({
+    const statusOf = async (id: string) => (await new SqliteEvalStore(db).get(id))?.status;
+    expect(await statusOf('owner-exited')).toBe('interrupted');
+    expect((await new SqliteEvalStore(db).get('owner-exited'))!.error!.message).toContain(`pid ${exited.pid}`);
+    expect(await statusOf('owner-same-pid')).toBe('interrupted');
+    expect(await statusOf('owner-unrecorded')).toBe('interrupted');
+    expect((await new SqliteEvalStore(db).get('owner-unrecorded'))!.error).toEqual({
       code: 'interrupted',
       message: 'The process running this evaluation was not recorded (it predates owner tracking), so it was never finished. Runs stored: 0.',
     });
-    expect(statusOf('owner-alive')).toBe('running');
-    expect(statusOf('owner-here')).toBe('running');
+    expect(await statusOf('owner-alive')).toBe('running');
+    expect(await statusOf('owner-here')).toBe('running');
 
     sleeper.kill('SIGKILL');
     await sleeperExited;
-    expect(statusOf('owner-alive')).toBe('interrupted');
+    expect(await statusOf('owner-alive')).toBe('interrupted');
 
     // The owner finishing its own evaluation is what ends it, with its error when it failed.
-    store.finish('owner-here', 'failed', { code: 'workspace_not_found', message: 'The workspace /nope does not exist.' });
-    expect(new EvalStore(db).get('owner-here')).toMatchObject({ status: 'failed', error: { code: 'workspace_not_found' } });
+    await store.finish('owner-here', 'failed', { code: 'workspace_not_found', message: 'The workspace /nope does not exist.' });
+    expect(await new SqliteEvalStore(db).get('owner-here')).toMatchObject({ status: 'failed', error: { code: 'workspace_not_found' } });
   });
 });

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { summarize, type EvalItem, type EvalRow } from '../../lib/eval';
-import { EvalStore } from '../../server/eval/eval-store';
 import { runSuite } from '../../server/eval/run-suite';
 import { answer, APP_ROOT, plan, startHarness, type Harness } from '../support/harness';
 
@@ -59,10 +58,10 @@ describe('the evaluation harness', () => {
     expect(rowOf(rows, 'qwen3:8b', 'lookup')).toMatchObject({ runs: 2, successRate: 0.5 });
     expect(rowOf(rows, 'qwen3:8b', 'trap')).toMatchObject({ runs: 2, successRate: 0.5, readRecall: 0.75 });
     expect(rowOf(rows, 'qwen3:8b', 'all')).toMatchObject({ runs: 4, successRate: 0.5, rounds: 1, grounding: 1 });
-    const stored = new EvalStore(h.runtime.db).get(id);
+    const stored = await h.runtime.evals.get(id);
     expect(stored?.status).toBe('completed');
     expect(stored?.items).toHaveLength(4);
-    expect(h.runtime.store.getRun(items[0]!.runId)?.status).toBe('completed');
+    expect((await h.runtime.store.getRun(items[0]!.runId))?.status).toBe('completed');
   });
 
   it('runs the shipped suite with the offline baseline from the command line', async () => {

@@ -100,8 +100,8 @@ describe('GET /api/metrics: Prometheus text format, counted from the runs made',
       { planner: [{ content: plan('src/config.ts'), delayMs: 1500 }], synthesizer: [{ content: GOOD_ANSWER }] },
       { PLANSCOPE_MAX_CONCURRENT_RUNS: '1' },
     );
-    const running = h.runtime.registry.start({ task: TASK });
-    const queued = h.runtime.registry.start({ task: TASK, model: 'offline' });
+    const running = await h.runtime.registry.start({ task: TASK });
+    const queued = await h.runtime.registry.start({ task: TASK, model: 'offline' });
     const watching = new AbortController();
     const stream = runEventStream(h.runtime, running.id, 0, watching.signal).getReader();
     const decoder = new TextDecoder();

@@ -81,7 +81,7 @@ describe('read-ahead: a step starts while its plan is still streaming', () => {
     // src/config.ts was read ahead in round 1, dropped with the rejected plan, and read again in round 2.
     expect(reads).toBe(2);
     expect(view.rounds[1]!.steps[0]!.readAhead).toBe(true);
-    expect(everythingStored(h, id)).not.toContain(CANARY);
+    expect(await everythingStored(h, id)).not.toContain(CANARY);
   });
 
   it('never spends the last plan’s worth of the tool budget on reads ahead', async () => {

@@ -26,7 +26,7 @@ describe('the ReAct baseline strategy', () => {
     expect(view.llmCalls.map((c) => c.label)).toEqual(['actor', 'actor', 'actor', 'synthesizer', 'reviewer']);
     const third = h.fake.requests.filter((r) => r.path === '/api/chat')[2]!.body as { messages: { content: string }[] };
     expect(third.messages[1]!.content).toContain('path_denied');
-    expect(h.runtime.store.getRun(id)?.status).toBe('completed');
+    expect((await h.runtime.store.getRun(id))?.status).toBe('completed');
   });
 
   it('is bounded: an actor that never finishes stops after maxRounds x maxSteps turns', async () => {

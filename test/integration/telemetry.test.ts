@@ -235,7 +235,7 @@ describe('runs as OpenTelemetry traces (OTLP/HTTP, GenAI semantic conventions)',
       });
       const { id, events, view } = await h.run(TASK, { profile: 'general' });
       expect(view.status).toBe('completed');
-      const observed = h.runtime.store.getArtifact(id, view.observations['glossary.define term=plan']!.artifact)!.content;
+      const observed = (await h.runtime.store.getArtifact(id, view.observations['glossary.define term=plan']!.artifact))!.content;
       await h.runtime.close();
 
       const { traceId } = parseTraceparent(createdOf(events).traceparent)!;
@@ -250,7 +250,7 @@ describe('runs as OpenTelemetry traces (OTLP/HTTP, GenAI semantic conventions)',
   it('sets span status with the codes when a run is cancelled during a model call', async () => {
     const { h, receiver } = await tracedHarness();
     h.fake.setScript({ planner: [{ hang: true }] });
-    const { id } = h.runtime.registry.start({ task: TASK });
+    const { id } = await h.runtime.registry.start({ task: TASK });
     await new Promise<void>((resolve) => {
       const unsubscribe = h.runtime.bus.subscribe(id, (e) => {
         if (e.type === 'llm_call_started') {

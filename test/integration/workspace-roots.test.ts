@@ -37,9 +37,9 @@ function tree() {
   return { root, repo: path.join(root, 'repo'), outside, escape: path.join(root, 'escape') };
 }
 
-function refusal(start: () => unknown): { code: string; status: number; message: string } {
+async function refusal(start: () => Promise<unknown>): Promise<{ code: string; status: number; message: string }> {
   try {
-    start();
+    await start();
   } catch (error) {
     if (isRequestError(error)) return { code: error.code, status: error.status, message: error.message };
     throw error;
@@ -54,14 +54,14 @@ describe('a workspace outside PLANSCOPE_WORKSPACE_ROOTS', () => {
     const registry = h.runtime.registry;
 
     for (const workspace of [t.outside, t.escape, `${t.root}-outside`]) {
-      expect(refusal(() => registry.start({ task: TASK, model: 'offline', workspace }))).toMatchObject({
+      expect(await refusal(() => registry.start({ task: TASK, model: 'offline', workspace }))).toMatchObject({
         code: 'workspace_not_allowed',
         status: 403,
       });
     }
     // What POST /api/runs answers: the status and body the route's error mapping makes of it, naming no root.
-    const response = await handle(() => {
-      registry.start({ task: TASK, workspace: t.escape });
+    const response = await handle(async () => {
+      await registry.start({ task: TASK, workspace: t.escape });
       return Response.json({});
     });
     expect(response.status).toBe(403);
@@ -71,24 +71,24 @@ describe('a workspace outside PLANSCOPE_WORKSPACE_ROOTS', () => {
     expect(body.error.message).not.toContain(t.outside);
     expect(body.error.message).not.toMatch(new RegExp(`${t.root}(?!/escape)`));
 
-    expect(h.runtime.store.listRuns({ limit: 10 })).toEqual([]);
+    expect(await h.runtime.store.listRuns({ limit: 10 })).toEqual([]);
     expect(h.fake.requests).toHaveLength(0);
   });
 
   it('while a directory inside a root, and the default workspace outside them, run', async () => {
     const t = tree();
     h = await startHarness({}, { PLANSCOPE_WORKSPACE_ROOTS: t.root });
-    const inside = h.runtime.registry.start({ task: TASK, model: 'offline', workspace: t.repo });
-    const byDefault = h.runtime.registry.start({ task: TASK, model: 'offline' });
+    const inside = await h.runtime.registry.start({ task: TASK, model: 'offline', workspace: t.repo });
+    const byDefault = await h.runtime.registry.start({ task: TASK, model: 'offline' });
     for (const [{ id }, workspace] of [
       [inside, t.repo],
       [byDefault, fs.realpathSync(h.workspace)],
     ] as const) {
       const result = toResult(id, await h.runtime.registry.waitFor(id));
       expect(result.status).toBe('completed');
-      expect(h.runtime.store.getRun(id)?.workspace).toBe(workspace);
+      expect((await h.runtime.store.getRun(id))?.workspace).toBe(workspace);
     }
-    expect(h.runtime.store.listRuns({ limit: 10 })).toHaveLength(2);
+    expect(await h.runtime.store.listRuns({ limit: 10 })).toHaveLength(2);
   });
 });
 
@@ -103,7 +103,7 @@ describe('a relative workspace', () => {
     const registry = h.runtime.registry;
     const serverDirectories = [process.cwd(), APP_ROOT, h.runtime.config.appRoot, path.dirname(process.cwd())];
     for (const workspace of RELATIVE) {
-      const refused = refusal(() => registry.start({ task: TASK, model: 'offline', workspace }));
+      const refused = await refusal(() => registry.start({ task: TASK, model: 'offline', workspace }));
       expect(refused, workspace).toEqual({
         code: 'invalid_request',
         status: 400,
@@ -111,15 +111,15 @@ describe('a relative workspace', () => {
       });
       for (const dir of serverDirectories) expect(refused.message).not.toContain(dir);
     }
-    const response = await handle(() => {
-      registry.start({ task: TASK, workspace: 'sample-workspace' });
+    const response = await handle(async () => {
+      await registry.start({ task: TASK, workspace: 'sample-workspace' });
       return Response.json({});
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
       error: { code: 'invalid_request', message: 'workspace: relative paths are refused; give the absolute path of a directory.' },
     });
-    expect(h.runtime.store.listRuns({ limit: 10 })).toEqual([]);
+    expect(await h.runtime.store.listRuns({ limit: 10 })).toEqual([]);
   });
 
   it('still works from the CLI, which resolves --workspace against its own working directory', async () => {

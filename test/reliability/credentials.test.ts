@@ -268,9 +268,9 @@ describe('credential files: the same table through the whole engine', () => {
     const synthesizer = [{ content: answer([{ text: 'Nothing to report.' }]) }];
     for (const c of CASES) {
       fake.setScript({ planner: [{ content: plan(c.path) }], synthesizer });
-      const { id } = runtime.registry.start({ task: `probe: ${c.name}` });
+      const { id } = await runtime.registry.start({ task: `probe: ${c.name}` });
       const view = await runtime.registry.waitFor(id);
-      const stored = [JSON.stringify(runtime.store.events(id)), JSON.stringify(toResult(id, view)), ...runtime.store.listArtifacts(id).map((a) => a.content)].join('\n');
+      const stored = [JSON.stringify(await runtime.store.events(id)), JSON.stringify(toResult(id, view)), ...(await runtime.store.listArtifacts(id)).map((a) => a.content)].join('\n');
       expect(stored, c.name).not.toContain(CANARY);
       expect(view.status, c.name).toBe(c.bridge === 'ok' ? 'completed' : 'failed');
       if (c.bridge !== 'ok') expect(Object.keys(view.observations), c.name).toEqual([]);
@@ -328,7 +328,7 @@ describe('the configured deny-list (PLANSCOPE_DENY_ADD / PLANSCOPE_DENY_REMOVE)'
     it('refuses an added pattern at the Validator, and in the bridge child when asked directly', async () => {
       const { fake, runtime } = engine;
       fake.setScript({ planner: [{ content: plan('secrets/prod.txt', 'users.sqlite') }] });
-      const { id } = runtime.registry.start({ task: 'read the added ones' });
+      const { id } = await runtime.registry.start({ task: 'read the added ones' });
       const view = await runtime.registry.waitFor(id);
       expect(view.status).toBe('failed');
       expect(toResult(id, view).plans[0]!.rejections).toMatchObject([
@@ -342,7 +342,7 @@ describe('the configured deny-list (PLANSCOPE_DENY_ADD / PLANSCOPE_DENY_REMOVE)'
       const listed = (await child.listFiles()).map((f) => f.path);
       expect(listed).not.toContain('secrets/prod.txt');
       expect(listed).toContain('.envrc');
-      expect([JSON.stringify(runtime.store.events(id)), JSON.stringify(fake.requests)].join('\n')).not.toContain(CANARY);
+      expect([JSON.stringify(await runtime.store.events(id)), JSON.stringify(fake.requests)].join('\n')).not.toContain(CANARY);
     });
 
     it('reads a removed default, and the eval scorer (given the same policy) does not count it as denied', async () => {

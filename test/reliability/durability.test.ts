@@ -12,8 +12,8 @@ import { emptyRun, foldRun, isTerminal } from '../../lib/run-state';
 import { loadConfig } from '../../server/config';
 import { RunRecorder } from '../../server/runs/recorder';
 import { createRuntime } from '../../server/runtime';
-import { openDatabase } from '../../server/store/db';
-import { RunStore } from '../../server/store/run-store';
+import { openDatabase } from '../../server/store/sqlite/db';
+import { SqliteRunStore } from '../../server/store/sqlite/run-store';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama';
 import { answer, APP_ROOT, copyWorkspace, plan, startHarness, type Harness } from '../support/harness';
 import { childProcesses, processRunning } from '../support/server-process';
@@ -72,12 +72,12 @@ function committedEvents(db: Database.Database, runId: string): RunEvent[] {
 }
 
 /** Polls `probe` until it returns something; a probe that throws (the other process is mid-migration) counts as "not yet". */
-async function until<T>(what: string, probe: () => T | null | undefined | false): Promise<T> {
+async function until<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>): Promise<T> {
   const deadline = Date.now() + WAIT_MS;
   let lastError: unknown = null;
   while (Date.now() < deadline) {
     try {
-      const value = probe();
+      const value = await probe();
       if (value) return value;
     } catch (error) {
       lastError = error;
@@ -99,8 +99,8 @@ describe('each event is committed in one transaction with the run summary', () =
     );
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
 
-    const store = new RunStore(db);
-    store.createRun({ id: 'r1', createdAt: Date.now(), task: TASK, model: 'offline', baseline: true, workspace: '/ws', ownerPid: process.pid });
+    const store = new SqliteRunStore(db);
+    await store.createRun({ id: 'r1', createdAt: Date.now(), task: TASK, model: 'offline', baseline: true, workspace: '/ws', ownerPid: process.pid });
     const published: number[] = [];
     const recorder = new RunRecorder('r1', store, (e) => published.push(e.seq), emptyRun);
     recorder.emit(runCreated());
@@ -108,16 +108,16 @@ describe('each event is committed in one transaction with the run summary', () =
     // Make the summary update fail, as a full disk or an I/O error would, after the event row was inserted.
     db.exec(`CREATE TRIGGER fail_summary BEFORE UPDATE ON runs WHEN NEW.last_seq = 2 BEGIN SELECT RAISE(ABORT, 'simulated I/O error'); END;`);
     expect(() => recorder.emit({ type: 'run_started' })).toThrow(/simulated I\/O error/);
-    expect(store.events('r1').map((e) => e.seq)).toEqual([1]);
-    expect(store.getRun('r1')).toMatchObject({ lastSeq: 1, status: 'queued' });
+    expect((await store.events('r1')).map((e) => e.seq)).toEqual([1]);
+    expect(await store.getRun('r1')).toMatchObject({ lastSeq: 1, status: 'queued' });
     // Nobody was told about an event that is not stored, and the recorder did not move on.
     expect(published).toEqual([1]);
     expect(recorder.view.lastSeq).toBe(1);
 
     db.exec('DROP TRIGGER fail_summary');
     recorder.emit({ type: 'run_started' });
-    expect(store.events('r1').map((e) => e.seq)).toEqual([1, 2]);
-    expect(store.getRun('r1')).toMatchObject({ lastSeq: 2, status: 'running' });
+    expect((await store.events('r1')).map((e) => e.seq)).toEqual([1, 2]);
+    expect(await store.getRun('r1')).toMatchObject({ lastSeq: 2, status: 'running' });
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
   });
 
@@ -130,14 +130,14 @@ describe('each event is committed in one transaction with the run summary', () =
         db.close();
       },
     );
-    const store = new RunStore(db);
-    store.createRun({ id: 'r2', createdAt: 1, task: TASK, model: 'offline', baseline: true, workspace: '/ws', ownerPid: process.pid });
+    const store = new SqliteRunStore(db);
+    await store.createRun({ id: 'r2', createdAt: 1, task: TASK, model: 'offline', baseline: true, workspace: '/ws', ownerPid: process.pid });
     const first = { seq: 1, at: 1, type: 'run_started' } as RunEvent;
     store.append('r2', first, { ...emptyRun, status: 'running', lastSeq: 1 });
     const imposter = { seq: 1, at: 2, type: 'run_finished', status: 'completed', error: null } as RunEvent;
     expect(() => store.append('r2', imposter, { ...emptyRun, status: 'completed', lastSeq: 1 })).toThrow(/UNIQUE|PRIMARY KEY/);
-    expect(store.events('r2')).toEqual([first]);
-    expect(store.getRun('r2')).toMatchObject({ status: 'running', lastSeq: 1 });
+    expect(await store.events('r2')).toEqual([first]);
+    expect(await store.getRun('r2')).toMatchObject({ status: 'running', lastSeq: 1 });
   });
 });
 
@@ -161,8 +161,8 @@ describe('the Result is the fold of what was committed', () => {
       outcomes.push(await h.run(TASK));
     }
     h.fake.setScript({ planner: [{ hang: true }] });
-    const { id: cancelledId } = h.runtime.registry.start({ task: TASK });
-    await until('the hung planner call', () => h.runtime.store.events(cancelledId).some((e) => e.type === 'llm_call_started'));
+    const { id: cancelledId } = await h.runtime.registry.start({ task: TASK });
+    await until('the hung planner call', async () => (await h.runtime.store.events(cancelledId)).some((e) => e.type === 'llm_call_started'));
     h.runtime.registry.cancel(cancelledId);
     const cancelledView = await h.runtime.registry.waitFor(cancelledId);
     outcomes.push({ id: cancelledId, view: cancelledView, result: toResult(cancelledId, cancelledView) });
@@ -189,7 +189,7 @@ describe('the Result is the fold of what was committed', () => {
         expect(isTerminal(partial.status)).toBe(false);
       }
       // Every artifact an event names exists and is whole: its stored hash is the hash of its content.
-      for (const a of h.runtime.store.listArtifacts(id)) {
+      for (const a of await h.runtime.store.listArtifacts(id)) {
         expect(createHash('sha256').update(a.content, 'utf8').digest('hex'), a.name).toBe(a.sha256);
         expect(Buffer.byteLength(a.content, 'utf8')).toBe(a.bytes);
       }
@@ -268,7 +268,8 @@ describe('a process killed mid-run', () => {
       loadConfig({ OLLAMA_HOST: fake.url, PLANSCOPE_MODEL: 'qwen3:8b', PLANSCOPE_WORKSPACE: workspace, PLANSCOPE_DATA_DIR: dataDir }, APP_ROOT),
     );
     cleanups.push(() => runtime.close());
-    const recovered = runtime.store.events(runId);
+    await runtime.recovered;
+    const recovered = await runtime.store.events(runId);
     expect(recovered.slice(0, after.length)).toEqual(after);
     const finished = recovered.at(-1);
     expect(finished).toMatchObject({ type: 'run_finished', status: 'interrupted', error: { code: 'interrupted' } });
@@ -276,11 +277,11 @@ describe('a process killed mid-run', () => {
     expect(finished.error?.message).toMatch(/last reached: round 1, step 2 \(src\/llm\.ts, done\)/);
     expect(toResult(runId, foldRun(recovered)).status).toBe('interrupted');
     // The prompt of the interrupted call was stored whole; its response never arrived, so there is none, not half of one.
-    const prompt = runtime.store.getArtifact(runId, synthCall.promptArtifact);
+    const prompt = await runtime.store.getArtifact(runId, synthCall.promptArtifact);
     expect(prompt && createHash('sha256').update(prompt.content, 'utf8').digest('hex')).toBe(prompt?.sha256);
-    expect(runtime.store.getArtifact(runId, `${synthCall.call}.response.txt`)).toBeNull();
+    expect(await runtime.store.getArtifact(runId, `${synthCall.call}.response.txt`)).toBeNull();
 
-    const { id } = runtime.registry.start({ task: TASK });
+    const { id } = await runtime.registry.start({ task: TASK });
     expect((await runtime.registry.waitFor(id)).status).toBe('completed');
   });
 });
@@ -291,8 +292,8 @@ describe('recovery when the new process has the old one\'s pid', () => {
     cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
     // What the previous incarnation left: a run, owned by "our" pid, that never finished.
     const db = openDatabase(dataDir);
-    const store = new RunStore(db);
-    store.createRun({ id: 'left-behind', createdAt: Date.now(), task: TASK, model: 'offline', baseline: true, workspace: '/ws', ownerPid: process.pid });
+    const store = new SqliteRunStore(db);
+    await store.createRun({ id: 'left-behind', createdAt: Date.now(), task: TASK, model: 'offline', baseline: true, workspace: '/ws', ownerPid: process.pid });
     const recorder = new RunRecorder('left-behind', store, () => {}, emptyRun);
     recorder.emit(runCreated());
     recorder.emit({ type: 'run_started' });
@@ -300,6 +301,7 @@ describe('recovery when the new process has the old one\'s pid', () => {
 
     const runtime = createRuntime(loadConfig({ PLANSCOPE_DATA_DIR: dataDir, PLANSCOPE_MODEL: 'offline' }, APP_ROOT));
     cleanups.push(() => runtime.close());
-    expect(runtime.store.getRun('left-behind')).toMatchObject({ status: 'interrupted', errorCode: 'interrupted' });
+    await runtime.recovered;
+    expect(await runtime.store.getRun('left-behind')).toMatchObject({ status: 'interrupted', errorCode: 'interrupted' });
   });
 });

@@ -175,7 +175,7 @@ describe('hard links through the whole engine', () => {
       ),
     );
     try {
-      const { id } = runtime.registry.start({ task: 'Read the notes' });
+      const { id } = await runtime.registry.start({ task: 'Read the notes' });
       const view = await runtime.registry.waitFor(id);
       const steps = view.rounds[0]!.steps;
       expect(steps.map((s) => [s.path, s.error?.code ?? s.status])).toEqual([
@@ -185,7 +185,7 @@ describe('hard links through the whole engine', () => {
         ['README.md', 'done'],
       ]);
       expect(Object.keys(view.observations)).toEqual(['README.md']);
-      const everything = [JSON.stringify(runtime.store.events(id)), ...runtime.store.listArtifacts(id).map((a) => a.content)].join('\n');
+      const everything = [JSON.stringify(await runtime.store.events(id)), ...(await runtime.store.listArtifacts(id)).map((a) => a.content)].join('\n');
       expect(record(everything)).not.toContain(CANARY);
     } finally {
       await runtime.close();

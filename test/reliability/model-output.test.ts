@@ -83,12 +83,12 @@ const TRANSPORT_CASES: OutputCase[] = [
 ];
 
 /** Keeps the run's responses and checks each one is stored as sent (or, for a broken stream, as far as it got). */
-function expectRawKept(h: Harness, run: RunOutcome, label: 'planner' | 'synthesizer', c: OutputCase): void {
+async function expectRawKept(h: Harness, run: RunOutcome, label: 'planner' | 'synthesizer', c: OutputCase): Promise<void> {
   const calls = run.view.llmCalls.filter((call) => call.label === label);
   expect(calls.length).toBeGreaterThan(0);
   for (const call of calls) {
     expect(call.finishedAt, `${call.call} finished`).not.toBeNull();
-    const stored = call.responseArtifact ? h.runtime.store.getArtifact(run.id, call.responseArtifact) : null;
+    const stored = call.responseArtifact ? await h.runtime.store.getArtifact(run.id, call.responseArtifact) : null;
     expect(stored, `${call.call} response artifact`).not.toBeNull();
     const sent = c.reply.content ?? '';
     const text = stored!.content;
@@ -102,7 +102,7 @@ function expectRawKept(h: Harness, run: RunOutcome, label: 'planner' | 'synthesi
     }
     if (c.reply.thinking) {
       expect(call.thinkingArtifact).not.toBeNull();
-      expect(h.runtime.store.getArtifact(run.id, call.thinkingArtifact!)?.content).toBe(c.reply.thinking);
+      expect((await h.runtime.store.getArtifact(run.id, call.thinkingArtifact!))?.content).toBe(c.reply.thinking);
     }
   }
 }
@@ -146,7 +146,7 @@ describe('bad model output through the fake Ollama and the real runtime', () => 
       h.fake.setScript({ planner: [c.reply], synthesizer: [{ content: GOOD_ANSWER }] });
       const run = await h.run(TASK);
       expectEnding(run, c, 'planner');
-      expectRawKept(h, run, 'planner', c);
+      await expectRawKept(h, run, 'planner', c);
     });
   });
 
@@ -157,7 +157,7 @@ describe('bad model output through the fake Ollama and the real runtime', () => 
       expect(Object.keys(run.result.completed)).toEqual(['src/config.ts']);
       expect(run.result.answer).toBeNull();
       expectEnding(run, c, 'synthesizer');
-      expectRawKept(h, run, 'synthesizer', c);
+      await expectRawKept(h, run, 'synthesizer', c);
     });
   });
 

@@ -386,12 +386,12 @@ describe('bad paths: the same table through the whole engine', () => {
     const outcomes: string[] = [];
     for (const c of CASES) {
       fake.setScript({ planner: [{ content: plan(requested(c, trap)) }], synthesizer });
-      const { id } = runtime.registry.start({ task: `probe: ${c.name}` });
+      const { id } = await runtime.registry.start({ task: `probe: ${c.name}` });
       const view = await runtime.registry.waitFor(id);
       const stored = [
-        JSON.stringify(runtime.store.events(id)),
+        JSON.stringify(await runtime.store.events(id)),
         JSON.stringify(toResult(id, view)),
-        ...runtime.store.listArtifacts(id).map((a) => a.content),
+        ...(await runtime.store.listArtifacts(id)).map((a) => a.content),
       ].join('\n');
       expect(stored, c.name).not.toContain(CANARY);
       expect(stored, c.name).not.toMatch(SYSTEM_FILE_TEXT);

@@ -285,7 +285,7 @@ describe('the content check through the whole engine', () => {
     });
     expect(Object.keys(result.completed)).toEqual(['src/config.ts']);
     // The planner of round 2 was told why, by code and rule, and nothing of the file.
-    const stored = [everythingStored(h, id), JSON.stringify(result), JSON.stringify(h.fake.requests)].join('\n');
+    const stored = [await everythingStored(h, id), JSON.stringify(result), JSON.stringify(h.fake.requests)].join('\n');
     expect(JSON.stringify(h.fake.requests)).toContain('secret_detected');
     expect(stored).not.toContain(awsKeyId);
     expect(stored).not.toContain(pkcs8.split('\n')[1]);
@@ -314,7 +314,7 @@ describe('the content check through the whole engine', () => {
         message: 'The result of echo.report is withheld: line 3 holds what looks like a GitHub token (secret rule "github-token")',
       });
       expect(result.completed).toEqual({});
-      const stored = [everythingStored(h, id), JSON.stringify(result), JSON.stringify(h.fake.requests)].join('\n');
+      const stored = [await everythingStored(h, id), JSON.stringify(result), JSON.stringify(h.fake.requests)].join('\n');
       expect(stored).not.toContain(githubToken);
       expect(stored).not.toContain('status: green');
     } finally {

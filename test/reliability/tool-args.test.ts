@@ -203,8 +203,8 @@ let notOffered: Map<string, string>;
 /** Everything the Validator and the engine produced, serialised: the canary must be in none of it. */
 const seen: string[] = [];
 
-function stored(id: string, result: RunResult): string {
-  return [JSON.stringify(runtime.store.events(id)), JSON.stringify(result), ...runtime.store.listArtifacts(id).map((a) => a.content)].join('\n');
+async function stored(id: string, result: RunResult): Promise<string> {
+  return [JSON.stringify(await runtime.store.events(id)), JSON.stringify(result), ...(await runtime.store.listArtifacts(id)).map((a) => a.content)].join('\n');
 }
 
 async function runPlan(tool: string, args: Record<string, unknown>, synthesize = false) {
@@ -212,10 +212,10 @@ async function runPlan(tool: string, args: Record<string, unknown>, synthesize =
     planner: [{ content: JSON.stringify(generalPlan(tool, args)) }],
     synthesizer: synthesize ? [{ content: answer([{ text: 'Nothing to report.' }]) }] : [],
   });
-  const { id } = runtime.registry.start({ task: `probe ${tool}`, profile: 'general', maxRounds: 1 });
+  const { id } = await runtime.registry.start({ task: `probe ${tool}`, profile: 'general', maxRounds: 1 });
   const view = await runtime.registry.waitFor(id);
   const result = toResult(id, view);
-  const everything = stored(id, result);
+  const everything = await stored(id, result);
   seen.push(everything);
   return { id, view, result, everything };
 }
@@ -295,7 +295,7 @@ describe('smuggled path arguments: one table, naive server, Validator, engine', 
   it('the engine rejects each case as a general plan and never calls the tool; no run stores the canary', async () => {
     for (const c of smuggleCases(trap)) {
       const { id, result, everything } = await runPlan(c.tool, c.args);
-      const events = runtime.store.events(id);
+      const events = await runtime.store.events(id);
       expect(result.error?.code, c.name).toBe('max_rounds_exceeded');
       expect(result.plans[0]!.rejections.map((r) => r.code), c.name).toEqual([c.code]);
       expect(events.some((e) => e.type === 'step_started'), c.name).toBe(false);

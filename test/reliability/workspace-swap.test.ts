@@ -157,8 +157,8 @@ function startRuntime(dataDir: string, env: Record<string, string> = {}): Runtim
 }
 
 /** Everything a run left behind, as one string. */
-function stored(runtime: Runtime, id: string, view: RunState): string {
-  return [JSON.stringify(runtime.store.events(id)), JSON.stringify(view), ...runtime.store.listArtifacts(id).map((a) => a.content)].join('\n');
+async function stored(runtime: Runtime, id: string, view: RunState): Promise<string> {
+  return [JSON.stringify(await runtime.store.events(id)), JSON.stringify(view), ...(await runtime.store.listArtifacts(id)).map((a) => a.content)].join('\n');
 }
 
 const chatRequests = () => fake.requests.filter((r) => r.path === '/api/chat').length;
@@ -208,14 +208,14 @@ describe('a workspace swapped after its run was posted: one table, two moments',
   async function whileQueued(c: Pick<SwapCase, 'name' | 'swap'>, t: Tree): Promise<{ id: string; view: RunState; bridgesBefore: number }> {
     fake.setScript({ planner: [{ hang: true }, { content: plan('README.md', 'src/config.ts') }], synthesizer });
     const chats = chatRequests();
-    const holder = runtime.registry.start({ task: 'hold the only run slot' });
+    const holder = await runtime.registry.start({ task: 'hold the only run slot' });
     let id: string;
     let bridgesBefore: number;
     try {
       // The holder must have taken the hanging reply before it is cancelled, or the queued run would get it.
       await until('the holder to be planning', () => chatRequests() > chats);
-      ({ id } = runtime.registry.start({ task: `swap while queued: ${c.name}`, workspace: t.ws }));
-      expect(runtime.store.getRun(id)?.status).toBe('queued');
+      ({ id } = await runtime.registry.start({ task: `swap while queued: ${c.name}`, workspace: t.ws }));
+      expect((await runtime.store.getRun(id))?.status).toBe('queued');
       c.swap(t);
       bridgesBefore = bridgeProcesses().length;
     } finally {
@@ -228,7 +228,7 @@ describe('a workspace swapped after its run was posted: one table, two moments',
   /** Swaps as soon as the first of two reads has finished, before the second begins. */
   async function betweenReads(c: Pick<SwapCase, 'name' | 'swap'>, t: Tree): Promise<{ id: string; view: RunState; bridgesBefore: null }> {
     fake.setScript({ planner: [{ content: plan('README.md', 'src/config.ts') }], synthesizer });
-    const { id } = runtime.registry.start({ task: `swap between reads: ${c.name}`, workspace: t.ws });
+    const { id } = await runtime.registry.start({ task: `swap between reads: ${c.name}`, workspace: t.ws });
     let swapped = false;
     const unsubscribe = runtime.bus.subscribe(id, (e: RunEvent) => {
       if (e.type === 'step_finished' && e.index === 0 && !swapped) {
@@ -245,8 +245,8 @@ describe('a workspace swapped after its run was posted: one table, two moments',
   it.each(CASES.map((c) => [`${c.when}: ${c.name}`, c] as const))('%s', async (_name, c) => {
     const t = newTree();
     const { id, view, bridgesBefore } = c.when === 'queued' ? await whileQueued(c, t) : await betweenReads(c, t);
-    const events = runtime.store.events(id);
-    const everything = stored(runtime, id, view);
+    const events = await runtime.store.events(id);
+    const everything = await stored(runtime, id, view);
     expect(everything).not.toContain(CANARY);
     expect(events.filter((e) => e.type === 'run_finished')).toHaveLength(1);
 
@@ -269,7 +269,7 @@ describe('a workspace swapped after its run was posted: one table, two moments',
       const steps = view.rounds[0]!.steps;
       expect(steps.map((s) => s.status)).toEqual(['done', 'failed']);
       expect(steps[1]!.error?.code).toBe('workspace_changed');
-      expect(runtime.store.listArtifacts(id).some((a) => a.content === POSTED['README.md'])).toBe(true);
+      expect((await runtime.store.listArtifacts(id)).some((a) => a.content === POSTED['README.md'])).toBe(true);
     }
   });
 });
@@ -284,10 +284,10 @@ describe('the bridge pool never lends a bridge opened for one directory to anoth
       const t = newTree();
       const second = { 'README.md': '# posted after the swap: a workspace of its own\n' };
       const readmeOf = async (): Promise<{ text: string; pids: number[] }> => {
-        const { id } = runtime.registry.start({ task: 'read the README', workspace: t.ws });
+        const { id } = await runtime.registry.start({ task: 'read the README', workspace: t.ws });
         const view = await runtime.registry.waitFor(id);
         expect(view.status, JSON.stringify(view.error)).toBe('completed');
-        const artifact = runtime.store.listArtifacts(id).find((a) => a.name === view.observations['README.md']!.artifact);
+        const artifact = (await runtime.store.listArtifacts(id)).find((a) => a.name === view.observations['README.md']!.artifact);
         const pids = runtime.bridges.stats().bridges.map((b) => b.pid ?? -1);
         return { text: artifact?.content ?? '', pids };
       };

@@ -72,12 +72,12 @@ export async function startHarness(script: FakeScript = {}, env: Record<string, 
     workspace,
     dataDir,
     async run(task, options = {}) {
-      const { id } = runtime.registry.start({ task, model: options.model, maxRounds: options.maxRounds, strategy: options.strategy, profile: options.profile });
+      const { id } = await runtime.registry.start({ task, model: options.model, maxRounds: options.maxRounds, strategy: options.strategy, profile: options.profile });
       const unsubscribe = options.onEvent ? runtime.bus.subscribe(id, options.onEvent) : () => {};
       const view = await runtime.registry.waitFor(id);
       unsubscribe();
       // Every Result a test run produces is also held to the Result's schema.
-      return { id, view, result: RunResult.parse(toResult(id, view)), events: runtime.store.events(id) };
+      return { id, view, result: RunResult.parse(toResult(id, view)), events: await runtime.store.events(id) };
     },
     async close() {
       await runtime.close();
@@ -122,8 +122,8 @@ export const answer = (claims: { text: string; citations?: { path: string; start
   JSON.stringify({ claims: claims.map((c) => ({ text: c.text, citations: c.citations ?? [] })) });
 
 /** Everything a run left behind, as one string, to search for what must never be there. */
-export function everythingStored(h: Harness, id: string): string {
-  const events = JSON.stringify(h.runtime.store.events(id));
-  const artifacts = h.runtime.store.listArtifacts(id).map((a) => a.content);
+export async function everythingStored(h: Harness, id: string): Promise<string> {
+  const events = JSON.stringify(await h.runtime.store.events(id));
+  const artifacts = (await h.runtime.store.listArtifacts(id)).map((a) => a.content);
   return [events, ...artifacts].join('\n');
 }

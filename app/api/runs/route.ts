@@ -1,7 +1,6 @@
-import type { RunList, RunSummary } from '@/lib/api';
+import { toRunSummary, type RunList } from '@/lib/api';
 import { handle, readJsonBody } from '@/server/http/respond';
 import { RequestError } from '@/server/http/request-error';
-import type { RunRow } from '@/server/store/run-store';
 import { getRuntime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';
@@ -10,15 +9,15 @@ export const runtime = 'nodejs';
 const MAX_BODY_BYTES = 256 * 1024;
 
 export function GET(request: Request): Promise<Response> {
-  return handle(() => {
+  return handle(async () => {
     const url = new URL(request.url);
     const limit = Math.min(Math.max(Number(url.searchParams.get('limit') ?? 50) || 50, 1), 500);
     const before = parseCursor(url.searchParams.get('before'));
-    const rows = getRuntime().store.listRuns({ limit: limit + 1, before });
+    const rows = await getRuntime().store.listRuns({ limit: limit + 1, before });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const body: RunList = {
-      runs: page.map(toSummary),
+      runs: page.map(toRunSummary),
       nextCursor: rows.length > limit && last ? `${last.createdAt}.${last.id}` : null,
     };
     return Response.json(body);
@@ -28,7 +27,7 @@ export function GET(request: Request): Promise<Response> {
 export function POST(request: Request): Promise<Response> {
   return handle(async () => {
     const body = await readJsonBody(request, MAX_BODY_BYTES);
-    const { id } = getRuntime().registry.start(body);
+    const { id } = await getRuntime().registry.start(body);
     return Response.json({ id }, { status: 201, headers: { Location: `/api/runs/${id}` } });
   });
 }
@@ -38,8 +37,4 @@ function parseCursor(raw: string | null): { createdAt: number; id: string } | un
   const match = /^(\d+)\.(.+)$/.exec(raw);
   if (!match) throw new RequestError('invalid_request', 'before: not a cursor returned by this API');
   return { createdAt: Number(match[1]), id: match[2]! };
-}
-
-function toSummary({ lastSeq: _lastSeq, ownerPid: _ownerPid, ...summary }: RunRow): RunSummary {
-  return summary;
 }

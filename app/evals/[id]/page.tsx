@@ -11,14 +11,14 @@ type Params = { params: Promise<{ id: string }> };
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
   const { id } = await params;
-  const record = getRuntime().evals.get(id);
+  const record = await getRuntime().evals.get(id);
   return { title: record ? `Evaluation · ${record.suite}` : 'Evaluation not found' };
 }
 
 /** One evaluation, rendered from the store for the first paint; a running one then refreshes through `GET /api/evals/:id`. */
 export default async function EvalPage({ params }: Params) {
   const { id } = await params;
-  const record = getRuntime().evals.get(id);
+  const record = await getRuntime().evals.get(id);
   if (!record) notFound();
   return <EvalView key={id} initial={toEvalDetail(record)} />;
 }

@@ -16,7 +16,7 @@ type Params = { params: Promise<{ id: string }> };
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
   const { id } = await params;
-  const run = getRuntime().store.getRun(id);
+  const run = await getRuntime().store.getRun(id);
   if (!run) return { title: 'Run not found' };
   const task = run.task.length > 60 ? `${run.task.slice(0, 57)}…` : run.task;
   return { title: `${run.status} · ${task}` };
@@ -30,11 +30,11 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 export default async function RunPage({ params }: Params) {
   const { id } = await params;
   const { store, config } = getRuntime();
-  if (!store.getRun(id)) notFound();
-  const events = store.events(id, 0);
+  if (!(await store.getRun(id))) notFound();
+  const events = await store.events(id, 0);
   const created = events.find((e) => e.type === 'run_created');
   const traceUrl = traceLink(config.telemetry.traceUrl, parseTraceparent(created?.traceparent)?.traceId ?? null);
-  return <RunView key={id} runId={id} initialEvents={events} head={openingText(id, events)} traceUrl={traceUrl} />;
+  return <RunView key={id} runId={id} initialEvents={events} head={await openingText(id, events)} traceUrl={traceUrl} />;
 }
 
 /**
@@ -45,10 +45,10 @@ export default async function RunPage({ params }: Params) {
  * delay the first paint more than it sped up the whole file. Only the
  * file's beginning is read from the store.
  */
-function openingText(runId: string, events: RunEvent[]): TextHead | null {
+async function openingText(runId: string, events: RunEvent[]): Promise<TextHead | null> {
   const first = observationsInOrder(foldRun(events).observations)[0];
   if (!first) return null;
-  const stored = getRuntime().store.artifactHead(runId, first.artifact, HEAD_MAX_BYTES);
+  const stored = await getRuntime().store.artifactHead(runId, first.artifact, HEAD_MAX_BYTES);
   if (!stored) return null;
   const head = headOfText(stored.text);
   return { artifact: first.artifact, text: head.text, complete: head.complete && stored.bytes <= HEAD_MAX_BYTES };

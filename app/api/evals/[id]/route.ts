@@ -10,7 +10,7 @@ export const runtime = 'nodejs';
 export function GET(_request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   return handle(async () => {
     const { id } = await params;
-    const record = getRuntime().evals.get(id);
+    const record = await getRuntime().evals.get(id);
     if (!record) throw new RequestError('eval_not_found', `There is no evaluation ${id}.`);
     const body: EvalDetail = toEvalDetail(record);
     return Response.json(body);

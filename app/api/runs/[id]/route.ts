@@ -12,8 +12,8 @@ export function GET(_request: Request, { params }: { params: Promise<{ id: strin
   return handle(async () => {
     const { id } = await params;
     const { store } = getRuntime();
-    if (!store.getRun(id)) throw new RequestError('run_not_found', `There is no run ${id}.`);
-    const events = store.events(id);
+    if (!(await store.getRun(id))) throw new RequestError('run_not_found', `There is no run ${id}.`);
+    const events = await store.events(id);
     const body: RunDetail = { ...toResult(id, foldRun(events)), events };
     return Response.json(body);
   });

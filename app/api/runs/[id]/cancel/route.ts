@@ -9,7 +9,7 @@ export function POST(_request: Request, { params }: { params: Promise<{ id: stri
   return handle(async () => {
     const { id } = await params;
     const { store, registry } = getRuntime();
-    const row = store.getRun(id);
+    const row = await store.getRun(id);
     if (!row) throw new RequestError('run_not_found', `There is no run ${id}.`);
     if (!registry.cancel(id)) {
       throw new RequestError('not_running', `Run ${id} is ${row.status}; only a queued or running run can be cancelled.`);

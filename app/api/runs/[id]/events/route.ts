@@ -10,7 +10,7 @@ export function GET(request: Request, { params }: { params: Promise<{ id: string
   return handle(async () => {
     const { id } = await params;
     const runtime = getRuntime();
-    if (!runtime.store.getRun(id)) throw new RequestError('run_not_found', `There is no run ${id}.`);
+    if (!(await runtime.store.getRun(id))) throw new RequestError('run_not_found', `There is no run ${id}.`);
     // On reconnect EventSource sends Last-Event-ID; a fresh page says where its server-rendered events ended.
     const after = Number(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after') ?? 0);
     const stream = runEventStream(runtime, id, Number.isFinite(after) && after > 0 ? after : 0, request.signal);

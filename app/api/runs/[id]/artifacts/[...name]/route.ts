@@ -11,7 +11,7 @@ export function GET(_request: Request, { params }: { params: Promise<{ id: strin
     // Next has already decoded each segment once; decoding again would make `%2525` name `%25`'s artifact
     // and throw on a lone `%`. A `/` inside a segment came from `%2F`: names are addressed segment by segment.
     const artifactName = name.join('/');
-    const artifact = name.some((segment) => segment.includes('/')) ? null : getRuntime().store.getArtifact(id, artifactName);
+    const artifact = name.some((segment) => segment.includes('/')) ? null : await getRuntime().store.getArtifact(id, artifactName);
     if (!artifact) throw new RequestError('artifact_not_found', `Run ${id} has no artifact ${artifactName}.`);
     return new Response(artifact.content, {
       headers: {

@@ -1,9 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { ErrorCode, ErrorInfo, RunErrorCode } from '../../lib/codes';
-import { toEvalSummary, type EvalItem, type EvalRecord, type EvalSettings, type EvalSummary } from '../../lib/eval';
-import { ownerAlive } from '../store/owner';
-
-export type { EvalRecord, EvalSettings } from '../../lib/eval';
+import type { ErrorCode, ErrorInfo, RunErrorCode } from '../../../lib/codes';
+import type { EvalItem, EvalRecord, EvalSettings } from '../../../lib/eval';
+import type { EvalStore } from '../eval-store';
+import { ownerAlive } from '../owner';
 
 interface RawEval {
   id: string;
@@ -25,41 +24,33 @@ interface RawEval {
 const heldHere = new Set<string>();
 
 /** Evaluations and their per-run items, in the same SQLite database as the runs they link to. */
-export class EvalStore {
+export class SqliteEvalStore implements EvalStore {
   constructor(private readonly db: Database.Database) {}
 
-  create(id: string, suite: string, settings: EvalSettings): void {
+  async create(id: string, suite: string, settings: EvalSettings): Promise<void> {
     this.db
       .prepare(`INSERT INTO evals (id, created_at, suite, settings, status, owner_pid) VALUES (?, ?, ?, ?, 'running', ?)`)
       .run(id, Date.now(), suite, JSON.stringify(settings), process.pid);
     heldHere.add(id);
   }
 
-  addItem(evalId: string, seq: number, item: EvalItem): void {
+  async addItem(evalId: string, seq: number, item: EvalItem): Promise<void> {
     this.db.prepare('INSERT INTO eval_items (eval_id, seq, body) VALUES (?, ?, ?)').run(evalId, seq, JSON.stringify(item));
   }
 
-  finish(evalId: string, status: 'completed' | 'failed', error: ErrorInfo | null = null): void {
+  async finish(evalId: string, status: 'completed' | 'failed', error: ErrorInfo | null = null): Promise<void> {
     this.db
       .prepare('UPDATE evals SET status = ?, finished_at = ?, error_code = ?, error_message = ? WHERE id = ?')
       .run(status, Date.now(), error?.code ?? null, error?.message ?? null, evalId);
     heldHere.delete(evalId);
   }
 
-  list(limit = 50): Omit<EvalRecord, 'items'>[] {
+  async list(limit = 50): Promise<Omit<EvalRecord, 'items'>[]> {
     const rows = this.db.prepare('SELECT * FROM evals ORDER BY created_at DESC LIMIT ?').all(limit) as RawEval[];
     return rows.map((row) => toRecord(this.settleOrphan(row)));
   }
 
-  /** The newest evaluations, each with its overall rows. */
-  summaries(limit = 50): EvalSummary[] {
-    return this.list(limit).flatMap((head) => {
-      const record = this.get(head.id);
-      return record ? [toEvalSummary(record)] : [];
-    });
-  }
-
-  get(id: string): EvalRecord | null {
+  async get(id: string): Promise<EvalRecord | null> {
     const row = this.db.prepare('SELECT * FROM evals WHERE id = ?').get(id) as RawEval | undefined;
     if (!row) return null;
     const items = this.db.prepare('SELECT body FROM eval_items WHERE eval_id = ? ORDER BY seq').all(id) as { body: string }[];

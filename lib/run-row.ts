@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { ErrorInfo } from './codes';
+import { PlanProfile, RunStatus, Strategy } from './events';
+import { attemptsOf, type RunState } from './run-state';
+
+/**
+ * A run's row in the store, kept beside its event log so that the run list
+ * needs no fold. It is defined here, not in the store, because the API's run
+ * summary (lib/api.ts) is derived from it and the browser reads that summary;
+ * the columns it is stored in belong to each store implementation.
+ */
+
+/** What creating a run stores; written once. */
+export const NewRun = z.object({
+  id: z.string(),
+  createdAt: z.number(),
+  task: z.string(),
+  model: z.string(),
+  baseline: z.boolean(),
+  workspace: z.string(),
+  strategy: Strategy.default('plan-execute'),
+  profile: PlanProfile.default('file'),
+  /** The process running it; a dead owner means the run was interrupted. */
+  ownerPid: z.number().int(),
+});
+export type NewRun = z.infer<typeof NewRun>;
+/** A new run as callers give it: strategy and profile may be left to their defaults. */
+export type NewRunInput = z.input<typeof NewRun>;
+
+/** Where the run's fold has got to: a cache of it, rewritten in the transaction of every event (`runProgressOf`). */
+export const RunProgress = z.object({
+  status: RunStatus,
+  attempts: z.number().int(),
+  finishedAt: z.number().nullable(),
+  promptTokens: z.number(),
+  evalTokens: z.number(),
+  errorCode: ErrorInfo.shape.code.nullable(),
+  /** Sequence number of the last event stored. */
+  lastSeq: z.number().int(),
+});
+export type RunProgress = z.infer<typeof RunProgress>;
+
+export const RunRow = NewRun.extend(RunProgress.shape);
+export type RunRow = z.infer<typeof RunRow>;
+
+/** The row's cached part for a run in `state`: the one place it is derived from the fold. */
+export function runProgressOf(state: RunState): RunProgress {
+  let promptTokens = 0;
+  let evalTokens = 0;
+  for (const call of state.llmCalls) {
+    promptTokens += call.promptTokens ?? 0;
+    evalTokens += call.evalTokens ?? 0;
+  }
+  return {
+    status: state.status,
+    attempts: attemptsOf(state),
+    finishedAt: state.finishedAt,
+    promptTokens,
+    evalTokens,
+    errorCode: state.error?.code ?? null,
+    lastSeq: state.lastSeq,
+  };
+}

@@ -1,0 +1,151 @@
+import type Database from 'better-sqlite3';
+import { z } from 'zod';
+import { RunEvent } from '../../../lib/events';
+import { NewRun, RunProgress, RunRow, runProgressOf, type NewRunInput } from '../../../lib/run-row';
+import type { RunState } from '../../../lib/run-state';
+import type { PendingArtifact } from '../artifact';
+import type { Artifact, ListRunsOptions, RunStore } from '../run-store';
+
+/** Each field of a run's row and the column that holds it: the one place the two names meet. */
+const RUN_COLUMNS = {
+  id: 'id',
+  createdAt: 'created_at',
+  task: 'task',
+  model: 'model',
+  baseline: 'baseline',
+  workspace: 'workspace',
+  strategy: 'strategy',
+  profile: 'profile',
+  ownerPid: 'owner_pid',
+  status: 'status',
+  attempts: 'attempts',
+  finishedAt: 'finished_at',
+  promptTokens: 'prompt_tokens',
+  evalTokens: 'eval_tokens',
+  errorCode: 'error_code',
+  lastSeq: 'last_seq',
+} as const satisfies Record<keyof RunRow, string>;
+
+/** A row as SQLite gives it back (under the row's own field names): a boolean is stored as 0 or 1. */
+const StoredRunRow = RunRow.extend({ baseline: z.union([z.literal(0), z.literal(1)]).transform((stored) => stored === 1) });
+
+const SELECT_RUN = `SELECT ${Object.entries(RUN_COLUMNS)
+  .map(([field, column]) => `${column} AS "${field}"`)
+  .join(', ')} FROM runs`;
+const NEW_RUN_FIELDS = NewRun.keyof().options;
+const INSERT_RUN = `INSERT INTO runs (${NEW_RUN_FIELDS.map((f) => RUN_COLUMNS[f]).join(', ')}, status)
+  VALUES (${NEW_RUN_FIELDS.map((f) => `@${f}`).join(', ')}, 'queued')`;
+const UPDATE_PROGRESS = `UPDATE runs SET ${RunProgress.keyof()
+  .options.map((f) => `${RUN_COLUMNS[f]} = @${f}`)
+  .join(', ')} WHERE id = @runId`;
+
+/**
+ * The run store on SQLite (better-sqlite3, synchronous): an append has
+ * committed when it returns, and reads answer at once.
+ */
+export class SqliteRunStore implements RunStore {
+  private readonly insertRun;
+  private readonly insertEvent;
+  private readonly updateProgress;
+  private readonly selectEvents;
+  private readonly selectRun;
+  private readonly insertArtifact;
+  /** Built once: `db.transaction(fn)` wraps `fn` anew on every call otherwise. */
+  private readonly appendTransaction;
+
+  constructor(private readonly db: Database.Database) {
+    this.insertRun = db.prepare(INSERT_RUN);
+    this.insertEvent = db.prepare('INSERT INTO events (run_id, seq, at, type, body) VALUES (?, ?, ?, ?, ?)');
+    this.updateProgress = db.prepare(UPDATE_PROGRESS);
+    this.selectEvents = db.prepare('SELECT body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?');
+    this.selectRun = db.prepare(`${SELECT_RUN} WHERE id = ?`);
+    // A name written again replaces what it held.
+    this.insertArtifact = db.prepare(
+      `INSERT OR REPLACE INTO artifacts (run_id, name, media_type, bytes, sha256, content) VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    this.appendTransaction = db.transaction((runId: string, event: RunEvent, state: RunState, artifacts: readonly PendingArtifact[]) => {
+      for (const a of artifacts) this.insertArtifact.run(runId, a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer);
+      this.insertEvent.run(runId, event.seq, event.at, event.type, JSON.stringify(event));
+      this.updateProgress.run({ ...runProgressOf(state), runId });
+    });
+  }
+
+  async createRun(run: NewRunInput): Promise<void> {
+    const row = NewRun.parse(run);
+    this.insertRun.run({ ...row, baseline: row.baseline ? 1 : 0 });
+  }
+
+  /** Committed when it returns; a failure throws, and nothing of the event is stored. */
+  append(runId: string, event: RunEvent, state: RunState, artifacts: readonly PendingArtifact[] = []): void {
+    this.appendTransaction(runId, event, state, artifacts);
+  }
+
+  async events(runId: string, afterSeq = 0, limit = 100_000): Promise<RunEvent[]> {
+    const rows = this.selectEvents.all(runId, afterSeq, limit) as { body: string }[];
+    return rows.map((r) => RunEvent.parse(JSON.parse(r.body)));
+  }
+
+  async getRun(id: string): Promise<RunRow | null> {
+    const row: unknown = this.selectRun.get(id);
+    return row === undefined ? null : StoredRunRow.parse(row);
+  }
+
+  async listRuns(options: ListRunsOptions): Promise<RunRow[]> {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (options.before) {
+      where.push('(created_at, id) < (?, ?)');
+      params.push(options.before.createdAt, options.before.id);
+    }
+    if (options.task !== undefined) {
+      where.push('task = ?');
+      params.push(options.task);
+    }
+    const sql = `${SELECT_RUN} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    return this.db
+      .prepare(sql)
+      .all(...params, options.limit)
+      .map((row) => StoredRunRow.parse(row));
+  }
+
+  async unfinishedRuns(): Promise<RunRow[]> {
+    return this.db
+      .prepare(`${SELECT_RUN} WHERE status IN ('queued', 'running')`)
+      .all()
+      .map((row) => StoredRunRow.parse(row));
+  }
+
+  async listArtifacts(runId: string): Promise<Artifact[]> {
+    const rows = this.db
+      .prepare('SELECT name, media_type, bytes, sha256, content FROM artifacts WHERE run_id = ? ORDER BY name')
+      .all(runId) as StoredArtifact[];
+    return rows.map(toArtifact);
+  }
+
+  async getArtifact(runId: string, name: string): Promise<Artifact | null> {
+    const row = this.db
+      .prepare('SELECT name, media_type, bytes, sha256, content FROM artifacts WHERE run_id = ? AND name = ?')
+      .get(runId, name) as StoredArtifact | undefined;
+    return row ? toArtifact(row) : null;
+  }
+
+  async artifactHead(runId: string, name: string, maxBytes: number): Promise<{ text: string; bytes: number } | null> {
+    const row = this.db
+      .prepare('SELECT bytes, substr(content, 1, ?) AS head FROM artifacts WHERE run_id = ? AND name = ?')
+      .get(maxBytes, runId, name) as { bytes: number; head: Buffer } | undefined;
+    if (!row) return null;
+    return { text: new TextDecoder('utf-8').decode(row.head, { stream: true }), bytes: row.bytes };
+  }
+}
+
+interface StoredArtifact {
+  name: string;
+  media_type: string;
+  bytes: number;
+  sha256: string;
+  content: Buffer;
+}
+
+function toArtifact(row: StoredArtifact): Artifact {
+  return { name: row.name, mediaType: row.media_type, bytes: row.bytes, sha256: row.sha256, content: row.content.toString('utf8') };
+}

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { foldRun } from '../../lib/run-state';
+import { loadConfig } from '../../server/config';
+import { BridgePool } from '../../server/runs/bridge-pool';
+import { RunBus } from '../../server/runs/bus';
+import { RunRegistry } from '../../server/runs/registry';
+import { openDatabase } from '../../server/store/sqlite/db';
+import { SqliteRunStore } from '../../server/store/sqlite/run-store';
+import { DeferredCommits } from '../support/deferred-commit-store';
+import { APP_ROOT, copyWorkspace } from '../support/harness';
+
+/**
+ * Whole runs through the registry over a store whose commits happen later
+ * (as a store across a network does): the registry's result is still the
+ * fold of what was stored, live listeners still see only stored events, and
+ * a commit that fails stops the run instead of letting it go on unrecorded.
+ */
+
+const TASK = 'How is the model endpoint configured?';
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function setUp() {
+  const workspace = copyWorkspace();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-deferred-'));
+  const config = loadConfig({ PLANSCOPE_MODEL: 'offline', PLANSCOPE_WORKSPACE: workspace, PLANSCOPE_DATA_DIR: dataDir, PLANSCOPE_MAX_CONCURRENT_RUNS: '1' }, APP_ROOT);
+  const db = openDatabase(dataDir);
+  const stored = new SqliteRunStore(db);
+  const bus = new RunBus();
+  const bridges = new BridgePool(config);
+  // Offline file plans use no tool descriptions; the bridge's own are listed only for general plans.
+  const noTools = async () => ({ workspace: [], external: { specs: [], notOffered: new Map<string, string>(), call: async () => ({ ok: false as const, code: 'tool_error' as const, message: 'no tools' }) } });
+  const registry = new RunRegistry(config, new DeferredCommits(stored), bus, bridges, noTools);
+  const published = new Map<string, number[]>();
+  bus.subscribeAll((runId, event) => published.set(runId, [...(published.get(runId) ?? []), event.seq]));
+  cleanups.push(async () => {
+    await registry.shutdown();
+    await bridges.closeAll();
+    db.close();
+    fs.rmSync(workspace, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { db, stored, registry, published };
+}
+
+describe('runs over a store that commits later', () => {
+  it('end with the fold of what was stored, and publish exactly the stored events, in order', async () => {
+    const { stored, registry, published } = setUp();
+    const { id } = await registry.start({ task: TASK });
+    const view = await registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    const events = await stored.events(id);
+    expect(view).toEqual(foldRun(events));
+    expect(published.get(id)).toEqual(events.map((e) => e.seq));
+    expect(await stored.getRun(id)).toMatchObject({ status: 'completed', lastSeq: events.length });
+  }, 30_000);
+
+  it('are stopped by a commit that fails: nothing after it is recorded or published, the slot is freed, and recovery marks the run interrupted', async () => {
+    const { db, stored, registry, published } = setUp();
+    db.exec(`CREATE TRIGGER fail_third BEFORE UPDATE ON runs WHEN NEW.last_seq = 3 BEGIN SELECT RAISE(ABORT, 'simulated I/O error'); END;`);
+    const { id } = await registry.start({ task: TASK });
+    const view = await registry.waitFor(id);
+    expect(view.lastSeq).toBe(2);
+    expect(view.status).toBe('running');
+    expect((await stored.events(id)).map((e) => e.seq)).toEqual([1, 2]);
+    expect(published.get(id)).toEqual([1, 2]);
+    expect(registry.isLive(id)).toBe(false);
+    db.exec('DROP TRIGGER fail_third');
+
+    // The only run slot is free again.
+    const next = await registry.start({ task: TASK });
+    expect((await registry.waitFor(next.id)).status).toBe('completed');
+
+    expect(await registry.recoverInterrupted()).toBe(1);
+    expect(await stored.getRun(id)).toMatchObject({ status: 'interrupted', errorCode: 'interrupted', lastSeq: 3 });
+  }, 30_000);
+});

@@ -1,0 +1,461 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EvalItem, EvalSettings } from '../../lib/eval';
+import { RunEvent, type NewRunEvent } from '../../lib/events';
+import { runProgressOf, type NewRunInput } from '../../lib/run-row';
+import { applyEvent, emptyRun, foldRun, type RunState } from '../../lib/run-state';
+import { loadConfig } from '../../server/config';
+import { RunRecorder } from '../../server/runs/recorder';
+import { prepareArtifact, type PendingArtifact } from '../../server/store/artifact';
+import type { EvalStore } from '../../server/store/eval-store';
+import type { RunStore } from '../../server/store/run-store';
+import { APP_ROOT } from './harness';
+
+/**
+ * What every store must do, as tests any implementation runs by handing
+ * `describeStoreContract` a way to open a fresh, empty store of its kind.
+ * Nothing here knows which database is behind the interfaces, nor whether
+ * its commits happen at once or later.
+ */
+export interface StoreFixture {
+  runs: RunStore;
+  evals: EvalStore;
+  /** The same database through another connection, as another process would read it. */
+  reopen(): Promise<{ runs: RunStore; evals: EvalStore; close(): Promise<void> }>;
+  /** Makes the store fail to update `runId`'s row to `lastSeq` (as a full disk would), until the returned undo is called. */
+  failRowUpdate(runId: string, lastSeq: number): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+const LIMITS = loadConfig({}, APP_ROOT).limits;
+const TASK = 'How is the model endpoint configured?';
+const CONFIG_TEXT = "export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';\n";
+const CONFIG_SHA = createHash('sha256').update(CONFIG_TEXT).digest('hex');
+
+function newRun(id: string, overrides: Partial<NewRunInput> = {}): NewRunInput {
+  return { id, createdAt: 1_700_000_000_000, task: TASK, model: 'qwen3:8b', baseline: false, workspace: '/ws', ownerPid: 4242, ...overrides };
+}
+
+/** A whole run as the engine records it: two model calls with token counts, one read, an answer. */
+function wholeRun(task = TASK): NewRunEvent[] {
+  const step = { purpose: 'Read the configuration', path: 'src/config.ts' };
+  const call = (name: string, label: 'planner' | 'synthesizer', round: number | null) =>
+    ({ type: 'llm_call_started', call: name, label, round, model: 'qwen3:8b', host: null, promptChars: 12, promptArtifact: `${name}.prompt.txt` }) as const;
+  const finished = (name: string, promptTokens: number, evalTokens: number) =>
+    ({
+      type: 'llm_call_finished',
+      call: name,
+      ok: true,
+      responseChars: 40,
+      thinkingChars: 0,
+      promptTokens,
+      evalTokens,
+      durationMs: 5,
+      loadDurationNs: null,
+      doneReason: 'stop',
+      responseArtifact: `${name}.response.txt`,
+      thinkingArtifact: null,
+      error: null,
+    }) as const;
+  return [
+    { type: 'run_created', task, model: 'qwen3:8b', baseline: false, host: null, workspace: '/ws', strategy: 'plan-execute', profile: 'file', limits: LIMITS },
+    { type: 'run_started' },
+    call('planner#1', 'planner', 1),
+    finished('planner#1', 120, 30),
+    { type: 'plan_proposed', round: 1, call: 'planner#1', steps: [step] },
+    { type: 'plan_accepted', round: 1, steps: [step] },
+    { type: 'step_started', round: 1, index: 0, path: step.path },
+    {
+      type: 'step_finished',
+      round: 1,
+      index: 0,
+      path: step.path,
+      durationMs: 1,
+      observation: { path: step.path, sha256: CONFIG_SHA, bytes: CONFIG_TEXT.length, lines: 1, mtimeMs: 1, artifact: 'observation/src/config.ts' },
+      replacedSha256: null,
+    },
+    call('synthesizer#2', 'synthesizer', null),
+    finished('synthesizer#2', 300, 45),
+    { type: 'answer_ready', call: 'synthesizer#2', text: 'From OLLAMA_HOST [src/config.ts:L1]' },
+    { type: 'run_finished', status: 'completed', error: null },
+  ];
+}
+
+/** Events with their sequence numbers and times, as the store gives them back (schema defaults filled in). */
+function stamped(events: readonly NewRunEvent[], firstSeq = 1): RunEvent[] {
+  return events.map((e, i) => RunEvent.parse({ ...e, seq: firstSeq + i, at: 1_700_000_000_000 + firstSeq + i }));
+}
+
+/** Appends `events` one by one straight to the store, each with the fold it leads to; returns that fold. */
+async function appendAll(store: RunStore, runId: string, events: readonly RunEvent[], from: RunState = emptyRun): Promise<RunState> {
+  let state = from;
+  for (const event of events) {
+    state = applyEvent(state, event);
+    await store.append(runId, event, state);
+  }
+  return state;
+}
+
+/** What a failed append did, whether the store threw at once or its commit failed later. */
+async function appendOutcome(append: () => void | Promise<void>): Promise<Error | null> {
+  try {
+    await append();
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+const ITEM: EvalItem = {
+  taskId: 'states-host',
+  category: 'lookup',
+  model: 'offline',
+  baseline: true,
+  strategy: 'plan-execute',
+  repeat: 1,
+  runId: 'r1',
+  status: 'completed',
+  errorCode: null,
+  groundingScore: 1,
+  rounds: 1,
+  llmCalls: 2,
+  promptTokens: 0,
+  evalTokens: 0,
+  wallMs: 12,
+  success: true,
+  missingFacts: [],
+  forbiddenFacts: [],
+  deniedReads: [],
+  readRecall: 1,
+};
+const SETTINGS: EvalSettings = { suitePath: '/suite.json', models: ['offline'], strategies: ['plan-execute'], repeat: 1 };
+
+export function describeStoreContract(name: string, open: () => Promise<StoreFixture>): void {
+  describe(`${name}: the store contract`, () => {
+    let fixture: StoreFixture;
+    let runs: RunStore;
+    let evals: EvalStore;
+    const cleanups: (() => Promise<void>)[] = [];
+    beforeEach(async () => {
+      fixture = await open();
+      ({ runs, evals } = fixture);
+    });
+    afterEach(async () => {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+      await fixture.close();
+    });
+
+    describe('runs and their events', () => {
+      it('creates a run queued with nothing folded yet, and finds it by id', async () => {
+        await runs.createRun(newRun('r1'));
+        expect(await runs.getRun('r1')).toEqual({
+          ...newRun('r1'),
+          strategy: 'plan-execute',
+          profile: 'file',
+          status: 'queued',
+          attempts: 0,
+          finishedAt: null,
+          promptTokens: 0,
+          evalTokens: 0,
+          errorCode: null,
+          lastSeq: 0,
+        });
+        await runs.createRun(newRun('r2', { strategy: 'react', profile: 'general', baseline: true, model: 'offline' }));
+        expect(await runs.getRun('r2')).toMatchObject({ strategy: 'react', profile: 'general', baseline: true, model: 'offline' });
+        expect(await runs.getRun('missing')).toBeNull();
+        expect(await runs.events('r1')).toEqual([]);
+      });
+
+      it('gives the events back in order, from a sequence number on, at most a limit', async () => {
+        await runs.createRun(newRun('r1'));
+        const events = stamped(wholeRun());
+        await appendAll(runs, 'r1', events);
+        expect(await runs.events('r1')).toEqual(events);
+        expect(await runs.events('r1', 9)).toEqual(events.slice(9));
+        expect(await runs.events('r1', 2, 3)).toEqual(events.slice(2, 5));
+        expect(await runs.events('r1', events.length)).toEqual([]);
+        expect(await runs.events('other')).toEqual([]);
+      });
+
+      it('keeps the row the fold of the events committed: status, rounds, tokens, end, error, last sequence number', async () => {
+        await runs.createRun(newRun('r1'));
+        const events = stamped(wholeRun());
+        const halfway = await appendAll(runs, 'r1', events.slice(0, 4));
+        expect(await runs.getRun('r1')).toMatchObject({ ...runProgressOf(halfway), status: 'running', promptTokens: 120, evalTokens: 30, lastSeq: 4, finishedAt: null });
+        const folded = await appendAll(runs, 'r1', events.slice(4), halfway);
+        expect(folded).toEqual(foldRun(events));
+        const row = await runs.getRun('r1');
+        expect(row).toMatchObject(runProgressOf(folded));
+        expect(row).toMatchObject({ status: 'completed', attempts: 1, promptTokens: 420, evalTokens: 75, errorCode: null, lastSeq: events.length, finishedAt: events.at(-1)!.at });
+
+        await runs.createRun(newRun('r2'));
+        const failed = stamped([wholeRun()[0]!, { type: 'run_finished', status: 'failed', error: { code: 'max_rounds_exceeded', message: 'No plan.' } }]);
+        await appendAll(runs, 'r2', failed);
+        expect(await runs.getRun('r2')).toMatchObject({ status: 'failed', errorCode: 'max_rounds_exceeded', lastSeq: 2 });
+      });
+
+      it('refuses a sequence number already stored, and keeps the first event and the row as they were', async () => {
+        await runs.createRun(newRun('r1'));
+        const [created, started] = stamped(wholeRun());
+        const state = await appendAll(runs, 'r1', [created!, started!]);
+        const imposter = RunEvent.parse({ seq: 2, at: 5, type: 'run_finished', status: 'completed', error: null });
+        const refused = await appendOutcome(() => runs.append('r1', imposter, applyEvent({ ...state, lastSeq: 1 }, imposter)));
+        expect(refused).not.toBeNull();
+        expect(await runs.events('r1')).toEqual([created, started]);
+        expect(await runs.getRun('r1')).toMatchObject({ status: 'running', lastSeq: 2, finishedAt: null });
+      });
+
+      it('commits an event, its row update and its artifacts together: when the row cannot be updated, none of them is stored', async () => {
+        await runs.createRun(newRun('r1'));
+        const [created, started] = stamped(wholeRun());
+        const afterCreated = await appendAll(runs, 'r1', [created!]);
+        const undo = await fixture.failRowUpdate('r1', 2);
+        const artifact = prepareArtifact('planner#1.prompt.txt', 'the prompt');
+        const failed = await appendOutcome(() => runs.append('r1', started!, applyEvent(afterCreated, started!), [artifact]));
+        expect(failed).not.toBeNull();
+        expect(await runs.events('r1')).toEqual([created]);
+        expect(await runs.getRun('r1')).toMatchObject({ status: 'queued', lastSeq: 1 });
+        expect(await runs.getArtifact('r1', artifact.name)).toBeNull();
+
+        await undo();
+        await runs.append('r1', started!, applyEvent(afterCreated, started!), [artifact]);
+        expect(await runs.events('r1')).toEqual([created, started]);
+        expect(await runs.getRun('r1')).toMatchObject({ status: 'running', lastSeq: 2 });
+        expect(await runs.getArtifact('r1', artifact.name)).toMatchObject({ content: 'the prompt' });
+      });
+
+      it('shows another connection exactly what was committed', async () => {
+        await runs.createRun(newRun('r1'));
+        const events = stamped(wholeRun());
+        await appendAll(runs, 'r1', events);
+        const other = await fixture.reopen();
+        cleanups.push(() => other.close());
+        expect(await other.runs.events('r1')).toEqual(events);
+        expect(await other.runs.getRun('r1')).toEqual(await runs.getRun('r1'));
+      });
+    });
+
+    describe('the recorder over the store', () => {
+      it('numbers events from the fold it starts at, commits each with its artifacts, and publishes them in order once committed', async () => {
+        await runs.createRun(newRun('r1'));
+        const published: number[] = [];
+        const recorder = new RunRecorder('r1', runs, (e) => published.push(e.seq), emptyRun);
+        for (const event of wholeRun()) {
+          if (event.type === 'llm_call_started') recorder.artifact(event.promptArtifact, `prompt of ${event.call}`);
+          if (event.type === 'llm_call_finished') recorder.artifact(event.responseArtifact, `reply of ${event.call}`);
+          if (event.type === 'step_finished') recorder.artifact(event.observation.artifact, CONFIG_TEXT);
+          recorder.emit(event);
+        }
+        await recorder.flushed();
+        const stored = await runs.events('r1');
+        expect(stored.map((e) => e.seq)).toEqual(wholeRun().map((_, i) => i + 1));
+        expect(published).toEqual(stored.map((e) => e.seq));
+        expect(recorder.committedView).toEqual(foldRun(stored));
+        expect(recorder.view).toEqual(recorder.committedView);
+        expect(await runs.getRun('r1')).toMatchObject(runProgressOf(recorder.view));
+        expect((await runs.listArtifacts('r1')).map((a) => a.name)).toEqual([
+          'observation/src/config.ts',
+          'planner#1.prompt.txt',
+          'planner#1.response.txt',
+          'synthesizer#2.prompt.txt',
+          'synthesizer#2.response.txt',
+        ]);
+
+        // A second recorder (recovery, another process) goes on from the fold of what is stored.
+        await runs.createRun(newRun('r2'));
+        const first = new RunRecorder('r2', runs, () => {}, emptyRun);
+        first.emit(wholeRun()[0]!);
+        first.emit({ type: 'run_started' });
+        await first.flushed();
+        const next = new RunRecorder('r2', runs, () => {}, foldRun(await runs.events('r2')));
+        expect(next.emit({ type: 'run_finished', status: 'interrupted', error: { code: 'interrupted', message: 'gone' } }).seq).toBe(3);
+        await next.flushed();
+        expect(await runs.getRun('r2')).toMatchObject({ status: 'interrupted', errorCode: 'interrupted', lastSeq: 3 });
+      });
+
+      it('publishes nothing that was not committed; a store that commits at once lets the recorder retry, one that commits later stops the run', async () => {
+        await runs.createRun(newRun('r1'));
+        const published: number[] = [];
+        const stops: Error[] = [];
+        const recorder = new RunRecorder('r1', runs, (e) => published.push(e.seq), emptyRun, (error) => stops.push(error));
+        recorder.emit(wholeRun()[0]!);
+        await recorder.flushed();
+        const undo = await fixture.failRowUpdate('r1', 2);
+
+        let threw = false;
+        try {
+          recorder.emit({ type: 'run_started' });
+        } catch {
+          threw = true;
+        }
+        if (!threw) await expect(recorder.flushed()).rejects.toThrow();
+        expect((await runs.events('r1')).map((e) => e.seq)).toEqual([1]);
+        expect(published).toEqual([1]);
+        expect(recorder.committedView.lastSeq).toBe(1);
+        await undo();
+
+        if (threw) {
+          // Committed at once: the recorder did not move on, and the next event takes the same number.
+          expect(recorder.view.lastSeq).toBe(1);
+          expect(stops).toEqual([]);
+          expect(recorder.emit({ type: 'run_started' }).seq).toBe(2);
+          await recorder.flushed();
+          expect(published).toEqual([1, 2]);
+        } else {
+          // Committed later: the run is told to stop, once, and records nothing more.
+          expect(stops).toHaveLength(1);
+          expect(recorder.failed).toBe(true);
+          expect(() => recorder.emit({ type: 'run_finished', status: 'cancelled', error: null })).toThrow(/cannot record more events/);
+          expect((await runs.events('r1')).map((e) => e.seq)).toEqual([1]);
+          expect(published).toEqual([1]);
+        }
+      });
+    });
+
+    describe('artifacts', () => {
+      async function storeWith(artifacts: Record<string, string>): Promise<void> {
+        await runs.createRun(newRun('r1'));
+        const pending: PendingArtifact[] = Object.entries(artifacts).map(([name, text]) => prepareArtifact(name, text));
+        await runs.append('r1', stamped([{ type: 'run_started' }])[0]!, { ...emptyRun, status: 'running', lastSeq: 1 }, pending);
+      }
+
+      it('keeps each whole, with its size in bytes, its hash and its media type, listed by name', async () => {
+        await runs.createRun(newRun('r1'));
+        const json = prepareArtifact('b.json', '{"a":1}', 'application/json');
+        const text = prepareArtifact('a.txt', 'naïve — 😀\n');
+        await runs.append('r1', stamped([{ type: 'run_started' }])[0]!, { ...emptyRun, status: 'running', lastSeq: 1 }, [json, text]);
+        const listed = await runs.listArtifacts('r1');
+        expect(listed.map((a) => a.name)).toEqual(['a.txt', 'b.json']);
+        expect(listed[0]).toEqual({ name: 'a.txt', mediaType: 'text/plain', bytes: Buffer.byteLength('naïve — 😀\n'), sha256: text.sha256, content: 'naïve — 😀\n' });
+        expect(await runs.getArtifact('r1', 'b.json')).toEqual({ name: 'b.json', mediaType: 'application/json', bytes: 7, sha256: json.sha256, content: '{"a":1}' });
+        for (const a of listed) expect(createHash('sha256').update(a.content, 'utf8').digest('hex')).toBe(a.sha256);
+        expect(await runs.getArtifact('r1', 'missing')).toBeNull();
+        expect(await runs.getArtifact('other', 'a.txt')).toBeNull();
+        expect(await runs.listArtifacts('other')).toEqual([]);
+      });
+
+      it('replaces what a name held when it is written again', async () => {
+        await storeWith({ 'note.txt': 'first' });
+        const again = prepareArtifact('note.txt', 'second');
+        await runs.append('r1', stamped([{ type: 'run_finished', status: 'completed', error: null }], 2)[0]!, { ...emptyRun, status: 'completed', lastSeq: 2 }, [again]);
+        expect(await runs.getArtifact('r1', 'note.txt')).toMatchObject({ content: 'second', sha256: again.sha256, bytes: 6 });
+      });
+
+      it('artifactHead: returns the first bytes and the whole size, and the whole text when it is short', async () => {
+        const big = 'line\n'.repeat(200_000);
+        await storeWith({ big, small: 'a\nb\n' });
+        expect(await runs.artifactHead('r1', 'big', 12)).toEqual({ text: 'line\nline\nli', bytes: big.length });
+        expect(await runs.artifactHead('r1', 'small', 12)).toEqual({ text: 'a\nb\n', bytes: 4 });
+        expect(await runs.artifactHead('r1', 'missing', 12)).toBeNull();
+      });
+
+      it('artifactHead: leaves out a character the cut splits, never a broken one', async () => {
+        await storeWith({ utf8: 'ab€cd😀' }); // € is 3 bytes, 😀 is 4
+        expect((await runs.artifactHead('r1', 'utf8', 3))?.text).toBe('ab');
+        expect((await runs.artifactHead('r1', 'utf8', 5))?.text).toBe('ab€');
+        expect((await runs.artifactHead('r1', 'utf8', 9))?.text).toBe('ab€cd');
+        expect((await runs.artifactHead('r1', 'utf8', 11))?.text).toBe('ab€cd😀');
+      });
+    });
+
+    describe('listing runs', () => {
+      /** Five runs: two at the same moment (told apart by id), two of another task. */
+      async function fiveRuns(): Promise<void> {
+        await runs.createRun(newRun('a', { createdAt: 1000 }));
+        await runs.createRun(newRun('b', { createdAt: 2000, task: 'Other task' }));
+        await runs.createRun(newRun('c', { createdAt: 3000 }));
+        await runs.createRun(newRun('d', { createdAt: 3000, task: 'Other task' }));
+        await runs.createRun(newRun('e', { createdAt: 4000, task: `${TASK} ` }));
+      }
+
+      it('lists newest first, by creation time and then id, at most a limit', async () => {
+        await fiveRuns();
+        expect((await runs.listRuns({ limit: 10 })).map((r) => r.id)).toEqual(['e', 'd', 'c', 'b', 'a']);
+        expect((await runs.listRuns({ limit: 2 })).map((r) => r.id)).toEqual(['e', 'd']);
+      });
+
+      it('pages with the cursor of the last row, every run once', async () => {
+        await fiveRuns();
+        const seen: string[] = [];
+        let before: { createdAt: number; id: string } | undefined;
+        for (let page = 0; page < 5; page++) {
+          const rows = await runs.listRuns({ limit: 2, before });
+          if (rows.length === 0) break;
+          seen.push(...rows.map((r) => r.id));
+          const last = rows.at(-1)!;
+          before = { createdAt: last.createdAt, id: last.id };
+        }
+        expect(seen).toEqual(['e', 'd', 'c', 'b', 'a']);
+        expect((await runs.listRuns({ limit: 10, before: { createdAt: 3000, id: 'd' } })).map((r) => r.id)).toEqual(['c', 'b', 'a']);
+      });
+
+      it('filters by exactly the same task, with the cursor too', async () => {
+        await fiveRuns();
+        expect((await runs.listRuns({ limit: 10, task: TASK })).map((r) => r.id)).toEqual(['c', 'a']);
+        expect((await runs.listRuns({ limit: 10, task: 'Other task' })).map((r) => r.id)).toEqual(['d', 'b']);
+        expect((await runs.listRuns({ limit: 10, task: 'other task' })).map((r) => r.id)).toEqual([]);
+        expect((await runs.listRuns({ limit: 10, task: TASK, before: { createdAt: 3000, id: 'c' } })).map((r) => r.id)).toEqual(['a']);
+      });
+
+      it('finds the runs no terminal event has finished, for recovery', async () => {
+        for (const [id, events] of [
+          ['queued', []],
+          ['running', [{ type: 'run_started' }]],
+          ['done', [{ type: 'run_started' }, { type: 'run_finished', status: 'completed', error: null }]],
+          ['interrupted', [{ type: 'run_finished', status: 'interrupted', error: { code: 'interrupted', message: 'gone' } }]],
+        ] as const) {
+          await runs.createRun(newRun(id));
+          await appendAll(runs, id, stamped([wholeRun()[0]!, ...events]));
+        }
+        expect((await runs.unfinishedRuns()).map((r) => r.id).sort()).toEqual(['queued', 'running']);
+      });
+    });
+
+    describe('evaluations', () => {
+      it('records one as running with its settings, its items in order, and how it finished', async () => {
+        await evals.create('e1', 'sample', SETTINGS);
+        expect(await evals.get('e1')).toEqual({
+          id: 'e1',
+          createdAt: expect.any(Number),
+          finishedAt: null,
+          suite: 'sample',
+          settings: SETTINGS,
+          status: 'running',
+          error: null,
+          items: [],
+        });
+        await evals.addItem('e1', 2, { ...ITEM, taskId: 'second' });
+        await evals.addItem('e1', 1, ITEM);
+        await evals.finish('e1', 'completed');
+        const record = await evals.get('e1');
+        expect(record).toMatchObject({ status: 'completed', error: null, finishedAt: expect.any(Number) });
+        expect(record!.items).toEqual([ITEM, { ...ITEM, taskId: 'second' }]);
+
+        await evals.create('e2', 'sample', SETTINGS);
+        await evals.finish('e2', 'failed', { code: 'workspace_not_found', message: 'The workspace /nope does not exist.' });
+        expect(await evals.get('e2')).toMatchObject({ status: 'failed', error: { code: 'workspace_not_found', message: 'The workspace /nope does not exist.' } });
+        expect(await evals.get('missing')).toBeNull();
+      });
+
+      it('lists them newest first without their items, at most a limit', async () => {
+        for (const id of ['e1', 'e2', 'e3']) {
+          await evals.create(id, `suite ${id}`, SETTINGS);
+          await sleep(5);
+        }
+        await evals.addItem('e3', 1, ITEM);
+        const listed = await evals.list(2);
+        expect(listed.map((e) => e.id)).toEqual(['e3', 'e2']);
+        expect(listed[0]).not.toHaveProperty('items');
+      });
+
+      it('does not take one this process is running for an orphan, read through another connection', async () => {
+        await evals.create('mine', 'sample', SETTINGS);
+        const other = await fixture.reopen();
+        cleanups.push(() => other.close());
+        expect(await other.evals.get('mine')).toMatchObject({ status: 'running', error: null });
+        expect((await other.evals.list()).map((e) => [e.id, e.status])).toEqual([['mine', 'running']]);
+      });
+    });
+  });
+}
