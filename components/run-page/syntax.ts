@@ -69,7 +69,8 @@ export function useSyntaxLines(artifact: string, path: string, text: string | un
   return query.data ?? null;
 }
 
-async function tokenize(text: string, language: string): Promise<SyntaxLine[] | null> {
+/** The text's lines as Prism's tokens, one entry per line of the viewer; null when the two would not line up. */
+export async function tokenize(text: string, language: string): Promise<SyntaxLine[] | null> {
   const { Prism, normalizeTokens } = await import('prism-react-renderer');
   const grammar = Prism.languages[language];
   if (!grammar) return null;
