@@ -12,9 +12,14 @@ export interface AxeFinding {
   nodes: { target: string; why: string }[];
 }
 
-/** The axe violations of the page as it is now (one scan of the whole document, hidden elements skipped by axe itself). */
+/**
+ * The axe violations of the page as it is now: one scan of the whole
+ * document (hidden elements skipped by axe itself). Only violations are
+ * detailed (`resultTypes`): axe then keeps one node per passing rule
+ * instead of every one, less to build and send back from a dense page.
+ */
 export async function axeFindings(page: Page): Promise<AxeFinding[]> {
-  const results = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
+  const results = await new AxeBuilder({ page }).withTags(WCAG_TAGS).options({ resultTypes: ['violations'] }).analyze();
   return results.violations.map((v) => ({
     rule: v.id,
     impact: v.impact ?? null,

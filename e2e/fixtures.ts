@@ -11,9 +11,10 @@ export const FAKE_OLLAMA = `http://127.0.0.1:${FAKE_OLLAMA_PORT}`;
 /**
  * Playwright's `test`, with axe run on the page each test leaves behind, in
  * the theme the test used: every page a spec visits is held to WCAG 2 A/AA
- * without a spec having to ask. Only the final state is scanned (one scan,
- * ~0.1-0.5 s), and only when the test passed and left a planscope HTML page
- * open; a test whose last page is not one of ours turns it off with
+ * without a spec having to ask. To keep the suite quick, only the final
+ * state is scanned (one scan, about a second on a busy 2-core machine; each
+ * test's time is in its `axe` annotation), and only when the test passed and
+ * left an HTML page of ours open; a test can turn it off with
  * `test.use({ axe: false })`.
  */
 export const test = base.extend<{ axe: boolean; axeAfterTest: void }>({
