@@ -19,7 +19,8 @@ export interface AxeFinding {
  * instead of every one, less to build and send back from a dense page.
  */
 export async function axeFindings(page: Page): Promise<AxeFinding[]> {
-  const results = await new AxeBuilder({ page }).withTags(WCAG_TAGS).options({ resultTypes: ['violations'] }).analyze();
+  // options() replaces what withTags() set, so it comes first.
+  const results = await new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).withTags(WCAG_TAGS).analyze();
   return results.violations.map((v) => ({
     rule: v.id,
     impact: v.impact ?? null,

@@ -58,14 +58,14 @@ export function KeyHelp() {
       >
         {open && (
           <div className="max-h-[80dvh] overflow-auto">
-            <header className="sticky top-0 flex items-center gap-3 border-b border-zinc-200 bg-white px-4 py-2.5 dark:border-zinc-800 dark:bg-zinc-900">
+            <div className="sticky top-0 flex items-center gap-3 border-b border-zinc-200 bg-white px-4 py-2.5 dark:border-zinc-800 dark:bg-zinc-900">
               <h2 id="key-help-title" className="flex-1 text-sm font-semibold">
                 Keyboard shortcuts
               </h2>
               <button type="button" onClick={() => setOpen(false)} className="btn" autoFocus>
                 Close <kbd className="ml-1 font-sans text-[10px] text-zinc-600 dark:text-zinc-300">Esc</kbd>
               </button>
-            </header>
+            </div>
             <div className="space-y-4 px-4 py-3">
               <p className="text-xs muted">Single keys never act while you type in a field.</p>
               {KEY_GROUPS.map((group, i) => (
