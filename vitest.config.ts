@@ -1,6 +1,9 @@
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The `@/` imports of app/ and components/, as tsconfig.json maps them.
+  resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20000,

@@ -2,6 +2,8 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
+import { KeyHelp } from './keyboard/key-help';
+import { ThemeToggle } from './theme/theme-toggle';
 
 const NAV = [
   { href: '/', label: 'New run', active: (p: string) => p === '/' },
@@ -20,9 +22,9 @@ export function SiteHeader() {
   const prefetch = /^\/runs\/[^/]+$/.test(pathname) ? false : undefined;
   return (
     <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white/90 backdrop-blur dark:border-zinc-800 dark:bg-zinc-900/90">
-      <div className="mx-auto flex h-11 max-w-[1600px] items-center gap-6 px-4">
+      <div className="mx-auto flex h-11 max-w-[1600px] items-center gap-3 px-4 sm:gap-6">
         <Link href="/" prefetch={prefetch} className="flex items-center gap-2 font-semibold tracking-tight">
-          <span aria-hidden className="grid size-5 place-items-center rounded bg-sky-600 font-mono text-[11px] text-white">
+          <span aria-hidden className="grid size-5 place-items-center rounded bg-sky-700 font-mono text-[11px] text-white">
             ps
           </span>
           planscope
@@ -47,9 +49,13 @@ export function SiteHeader() {
             );
           })}
         </nav>
-        <span className="ml-auto hidden text-xs text-zinc-500 sm:block dark:text-zinc-400">
+        <span className="ml-auto hidden text-xs text-zinc-600 xl:block dark:text-zinc-400">
           plan → validate → execute (MCP) → answer → check
         </span>
+        <div className="ml-auto flex items-center gap-2 xl:ml-0">
+          <ThemeToggle />
+          <KeyHelp />
+        </div>
       </div>
     </header>
   );

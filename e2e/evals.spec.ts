@@ -1,31 +1,10 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import fs from 'node:fs';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { expect, test, type APIRequestContext } from '@playwright/test';
 import type { EvalList } from '../lib/api';
 import type { EvalItem } from '../lib/eval';
-import { FAKE_OLLAMA, keepScreenshot, plan, runDetail, scriptFake } from './fixtures';
-
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '..');
-const TASK = 'How is the model endpoint configured?';
-const GOOD = {
-  text: 'The endpoint defaults to http://127.0.0.1:11434.',
-  citations: [{ path: 'src/config.ts', startLine: 18, endLine: 18, quote: "DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434'" }],
-};
-
-async function startRun(request: APIRequestContext, data: Record<string, unknown>): Promise<string> {
-  const created = await request.post('/api/runs', { data });
-  expect(created.status()).toBe(201);
-  return ((await created.json()) as { id: string }).id;
-}
-
-async function finished(request: APIRequestContext, id: string) {
-  await expect.poll(async () => (await runDetail(request, id)).status, { timeout: 30_000 }).toBe('completed');
-  return runDetail(request, id);
-}
+import { GOOD, TASK } from './content';
+import { ROOT, runEvalCli, writeSuite } from './eval-cli';
+import { expect, FAKE_OLLAMA, keepScreenshot, plan, runDetail, scriptFake, settled, startRun, test } from './fixtures';
 
 /** Which side read each path, as the compare page's files table should mark it. */
 function overlap(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, string> {
@@ -50,7 +29,7 @@ test('the start form passes the chosen strategy to the run', async ({ page, requ
 test('two offline runs of one task, plan-execute and react, side by side through "Compare with…"', async ({ page, request }) => {
   const a = await startRun(request, { task: TASK, model: 'offline', strategy: 'plan-execute' });
   const b = await startRun(request, { task: TASK, model: 'offline', strategy: 'react' });
-  const [ra, rb] = [await finished(request, a), await finished(request, b)];
+  const [ra, rb] = [await settled(request, a), await settled(request, b)];
   expect(ra.strategy).toBe('plan-execute');
   expect(rb.strategy).toBe('react');
 
@@ -90,7 +69,7 @@ test('files only one side read are marked; a rejected step shows in place', asyn
     reviewer: [{ content: JSON.stringify({ reviews: [{ claim: 1, verdict: 'supported', reason: 'Line 18 sets it.' }] }) }],
   });
   const a = await startRun(request, { task: TASK, model: 'qwen3:8b', strategy: 'plan-execute' });
-  await finished(request, a);
+  await settled(request, a);
 
   await scriptFake(request, {
     actor: [
@@ -102,7 +81,7 @@ test('files only one side read are marked; a rejected step shows in place', asyn
     reviewer: [{ content: JSON.stringify({ reviews: [{ claim: 1, verdict: 'supported', reason: 'Line 18 sets it.' }] }) }],
   });
   const b = await startRun(request, { task: TASK, model: 'qwen3:8b', strategy: 'react' });
-  await finished(request, b);
+  await settled(request, b);
 
   await page.goto(`/compare?a=${a}&b=${b}`);
   const files = page.getByTestId('compare-files');
@@ -119,7 +98,7 @@ test('files only one side read are marked; a rejected step shows in place', asyn
 
 test('the picker starts the task again with the other strategy and the comparison follows it to the end', async ({ page, request }) => {
   const a = await startRun(request, { task: 'Which model does lantern use by default?', model: 'offline' });
-  await finished(request, a);
+  await settled(request, a);
   await page.goto(`/compare?a=${a}`);
   await expect(page.getByTestId('rerun-strategy')).toHaveValue('react');
   await page.getByTestId('rerun-submit').click();
@@ -141,27 +120,12 @@ test('an evaluation run by the CLI against this database: the list, the table, t
   request,
 }) => {
   test.setTimeout(120_000);
-  const suitePath = path.join(ROOT, 'test-results', 'e2e-eval-suite.json');
-  fs.mkdirSync(path.dirname(suitePath), { recursive: true });
-  fs.writeFileSync(
-    suitePath,
-    JSON.stringify({
-      name: 'e2e-mini',
-      workspace: '../sample-workspace',
-      tasks: [
-        { id: 'default-model', category: 'lookup', task: 'Which model does lantern use by default, and how is it changed?', mustState: ['llama3.2:3b'] },
-        { id: 'node-version', category: 'lookup', task: 'Which Node.js version does lantern require?', mustState: [['>=20', 'Node 20']] },
-        { id: 'ollama-down', category: 'failure-modes', task: 'What does the user see when Ollama is not running?', mustState: ['ollama serve'] },
-      ],
-    }),
-  );
-  // The CLI opens the server's own SQLite file (WAL mode: one writer at a time, readers never blocked).
-  const { stdout } = await run(
-    path.join(ROOT, 'node_modules', '.bin', 'tsx'),
-    ['server/cli/eval.ts', '--suite', suitePath, '--model', 'offline', '--strategy', 'both', '--json'],
-    { cwd: ROOT, env: { ...process.env, PLANSCOPE_DATA_DIR: '.e2e-data' }, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
-  );
-  const { id, items } = JSON.parse(stdout) as { id: string; items: EvalItem[] };
+  const suite = writeSuite('e2e-mini', [
+    { id: 'default-model', category: 'lookup', task: 'Which model does lantern use by default, and how is it changed?', mustState: ['llama3.2:3b'] },
+    { id: 'node-version', category: 'lookup', task: 'Which Node.js version does lantern require?', mustState: [['>=20', 'Node 20']] },
+    { id: 'ollama-down', category: 'failure-modes', task: 'What does the user see when Ollama is not running?', mustState: ['ollama serve'] },
+  ]);
+  const { id, items } = await runEvalCli<{ id: string; items: EvalItem[] }>(suite, ['--model', 'offline', '--strategy', 'both']);
   expect(items).toHaveLength(6);
 
   const api = await request.get(`/api/evals/${id}`);
@@ -211,16 +175,9 @@ test('an evaluation whose CLI was killed mid-run shows as interrupted, with the 
   test.setTimeout(90_000);
   // The planner never answers: the CLI is inside its first run when it is killed.
   await scriptFake(request, { planner: [{ content: plan('src/config.ts'), hang: true }] });
-  const suitePath = path.join(ROOT, 'test-results', 'e2e-eval-killed.json');
-  fs.mkdirSync(path.dirname(suitePath), { recursive: true });
-  fs.writeFileSync(
-    suitePath,
-    JSON.stringify({
-      name: 'e2e-killed',
-      workspace: '../sample-workspace',
-      tasks: [{ id: 'default-model', category: 'lookup', task: 'Which model does lantern use by default?', mustState: ['llama3.2:3b'] }],
-    }),
-  );
+  const suitePath = writeSuite('e2e-killed', [
+    { id: 'default-model', category: 'lookup', task: 'Which model does lantern use by default?', mustState: ['llama3.2:3b'] },
+  ]);
   const evalIds = async () => ((await (await request.get('/api/evals')).json()) as EvalList).evals.map((e) => e.id);
   const before = new Set(await evalIds());
   // One process (not the tsx CLI, which runs the script in a child): the pid killed is the pid recorded.

@@ -1,18 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
-import { keepScreenshot, plan, runDetail, runIdOf, scriptFake } from './fixtures';
-
-const TASK = 'How is the model endpoint configured?';
-const GOOD = {
-  text: 'The endpoint defaults to http://127.0.0.1:11434.',
-  citations: [{ path: 'src/config.ts', startLine: 18, endLine: 18, quote: "DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434'" }],
-};
-const BAD = {
-  text: 'The planner retries failed hosts.',
-  citations: [{ path: 'src/planner.ts', startLine: 3, endLine: 4, quote: 'retry' }],
-};
+import { BAD, GOOD, TASK } from './content';
+import { expect, keepScreenshot, plan, runDetail, runIdOf, scriptFake, test } from './fixtures';
 
 test('a run submitted in the form: rejection in round 1, the diff in round 2, evidence, raw responses', async ({ page, request }) => {
   await scriptFake(request, {

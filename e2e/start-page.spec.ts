@@ -1,6 +1,5 @@
-import { expect, test } from '@playwright/test';
 import type { Health } from '../lib/api';
-import { keepScreenshot } from './fixtures';
+import { expect, keepScreenshot, test } from './fixtures';
 
 test('the start page lists the files runs may never read, with their reasons, and says the content check is on', async ({ page, request }) => {
   const health = (await (await request.get('/api/health')).json()) as Health;

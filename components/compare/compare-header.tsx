@@ -3,6 +3,7 @@ import { aggregateCalls, runDurationMs } from '@/lib/result';
 import { attemptsOf } from '@/lib/run-state';
 import { formatDuration, formatTimestamp, isoOf } from '../format';
 import { Fact } from '../ui/fact';
+import { ScrollBox } from '../ui/scroll-box';
 import { ModelName } from '../ui/model-name';
 import { StatusBadge } from '../ui/status-badge';
 import { TokenSplit } from '../ui/token-split';
@@ -35,9 +36,11 @@ export function CompareHeader({ side, showTask }: { side: CompareSide; showTask:
       </div>
       <div className="px-3 pt-2 pb-3">
         {showTask && (
-          <p className="mb-2 max-h-24 overflow-auto text-sm leading-snug font-medium whitespace-pre-wrap break-anywhere" data-testid={`compare-${name}-task`}>
-            {view.task}
-          </p>
+          <ScrollBox className="mb-2 max-h-24" label={`Task of run ${name.toUpperCase()}`}>
+            <p className="text-sm leading-snug font-medium whitespace-pre-wrap break-anywhere" data-testid={`compare-${name}-task`}>
+              {view.task}
+            </p>
+          </ScrollBox>
         )}
         <dl className="grid grid-cols-2 gap-x-5 gap-y-1.5 text-xs sm:grid-cols-4">
           <Fact label="Model">

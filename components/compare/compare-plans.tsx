@@ -9,11 +9,11 @@ const MARK: Record<StepStatus, { icon: string; tone: string; label: string }> = 
   cached: { icon: '↺', tone: 'text-violet-700 dark:text-violet-300', label: 'reused from an earlier round' },
   failed: { icon: '✗', tone: 'text-red-700 dark:text-red-400', label: 'failed' },
   running: { icon: '…', tone: 'text-sky-700 dark:text-sky-300', label: 'running' },
-  pending: { icon: '·', tone: 'text-zinc-400', label: 'pending' },
+  pending: { icon: '·', tone: 'text-zinc-500 dark:text-zinc-400', label: 'pending' },
 };
 
 const REFUSED = { icon: '⊘', tone: 'text-red-700 dark:text-red-400', label: 'refused by the validator' };
-const NOT_RUN = { icon: '·', tone: 'text-zinc-400', label: 'not run: the plan was not accepted' };
+const NOT_RUN = { icon: '·', tone: 'text-zinc-500 dark:text-zinc-400', label: 'not run: the plan was not accepted' };
 
 /**
  * One run's plans, round by round, compact enough to read beside another

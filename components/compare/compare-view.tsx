@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { isTerminal } from '@/lib/run-state';
 import { Panel } from '../ui/panel';
+import { ScrollBox } from '../ui/scroll-box';
 import { CompareAnswer } from './compare-answer';
 import { CompareFiles } from './compare-files';
 import { CompareHeader } from './compare-header';
@@ -25,9 +26,11 @@ export function CompareView({ a, b }: { a: CompareSide; b: CompareSide }) {
         <div className="min-w-0 flex-1">
           <p className="text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Comparing two runs</p>
           {sameTask ? (
-            <h1 className="mt-0.5 max-h-28 overflow-auto text-[15px] leading-snug font-medium whitespace-pre-wrap break-anywhere" data-testid="compare-task">
-              {a.view.task}
-            </h1>
+            <ScrollBox className="mt-0.5 max-h-28" label="Task">
+              <h1 className="text-[15px] leading-snug font-medium whitespace-pre-wrap break-anywhere" data-testid="compare-task">
+                {a.view.task}
+              </h1>
+            </ScrollBox>
           ) : (
             <h1 className="mt-0.5 text-[15px] font-medium">
               Different tasks{' '}

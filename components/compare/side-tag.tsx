@@ -1,7 +1,7 @@
 import type { SideName } from './side';
 
 const LOOK: Record<SideName, string> = {
-  a: 'bg-sky-600 text-white dark:bg-sky-500',
+  a: 'bg-sky-700 text-white dark:bg-sky-400 dark:text-zinc-950',
   b: 'bg-amber-500 text-zinc-950 dark:bg-amber-400',
 };
 

@@ -1,10 +1,11 @@
 'use client';
 
 import Link from 'next/link';
-import { useMemo, type ReactNode } from 'react';
+import { useMemo } from 'react';
 import { formatEvalTable } from '@/lib/eval';
 import { formatDuration, formatTimestamp, isoOf, plural } from '../format';
 import { CopyButton } from '../ui/copy-button';
+import { Fact } from '../ui/fact';
 import { StatusBadge } from '../ui/status-badge';
 import type { EvalDetail } from '@/lib/eval';
 import { EvalChart } from './eval-chart';
@@ -32,7 +33,7 @@ export function EvalView({ initial }: { initial: EvalDetail }) {
             {evaluation.id}
           </span>
           {running && (
-            <span className="text-xs text-sky-700 dark:text-sky-300" role="status">
+            <span className="text-xs text-sky-700 dark:text-sky-300">
               {isFetching ? 'refreshing…' : 'live · refreshing every 2 s'}
             </span>
           )}
@@ -72,7 +73,7 @@ export function EvalView({ initial }: { initial: EvalDetail }) {
             <Fact label="Took">
               {evaluation.finishedAt === null ? <span className="muted">—</span> : formatDuration(evaluation.finishedAt - evaluation.createdAt)}
             </Fact>
-            <Fact label="Suite file" wide>
+            <Fact label="Suite file" className="col-span-2 sm:col-span-3 lg:col-span-3">
               <span className="font-mono break-anywhere">{settings.suitePath}</span>
             </Fact>
           </dl>
@@ -101,15 +102,6 @@ export function EvalView({ initial }: { initial: EvalDetail }) {
       <EvalSummaryTable rows={evaluation.rows} series={series} />
       <EvalChart rows={evaluation.rows} series={series} />
       <EvalItems items={evaluation.items} series={series} />
-    </div>
-  );
-}
-
-function Fact({ label, children, wide = false }: { label: string; children: ReactNode; wide?: boolean }) {
-  return (
-    <div className={`min-w-0 ${wide ? 'col-span-2 sm:col-span-3 lg:col-span-3' : ''}`}>
-      <dt className="text-[10px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-500">{label}</dt>
-      <dd className="mt-0.5 min-w-0">{children}</dd>
     </div>
   );
 }

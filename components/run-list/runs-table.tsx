@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import { useMemo } from 'react';
+import { useMemo, useState, type KeyboardEvent } from 'react';
 import type { RunSummary } from '@/lib/api';
 import { formatAgo, formatDuration, formatTimestamp, isoOf } from '../format';
 import { BaselineTag } from '../ui/baseline-tag';
@@ -11,12 +11,18 @@ import { TokenTotal } from '../ui/token-total';
 import { useNow } from '../use-now';
 import { isLiveRun, useRuns } from './use-runs';
 
-/** Recent runs: what ran, on which model, how it ended, what it cost. */
+/**
+ * Recent runs: what ran, on which model, how it ended, what it cost. The
+ * list is one Tab stop: the arrow keys (and Home, End) move between the
+ * runs, Enter opens one.
+ */
 export function RunsTable({ limit = 50, title = 'Recent runs' }: { limit?: number; title?: string }) {
   const query = useRuns(limit);
   const runs = useMemo(() => query.data?.pages.flatMap((p) => p.runs) ?? [], [query.data]);
   const anyLive = runs.some(isLiveRun);
   const now = useNow(true, anyLive ? 1000 : 30_000);
+  const [current, setCurrent] = useState(0);
+  const tabStop = Math.min(current, runs.length - 1);
 
   return (
     <section aria-labelledby="runs-title" className="min-w-0 self-start rounded-md border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
@@ -31,9 +37,9 @@ export function RunsTable({ limit = 50, title = 'Recent runs' }: { limit?: numbe
       <div className="overflow-x-auto">
         <table data-testid="runs-table" className="w-full min-w-[640px] table-fixed border-collapse text-xs">
           <TableColumns columns={RUN_COLUMNS} />
-          <tbody>
-            {runs.map((run) => (
-              <RunRow key={run.id} run={run} now={now} />
+          <tbody onKeyDown={moveBetweenRuns}>
+            {runs.map((run, i) => (
+              <RunRow key={run.id} run={run} now={now} tabStop={i === tabStop} onFocus={() => setCurrent(i)} />
             ))}
           </tbody>
         </table>
@@ -60,12 +66,31 @@ export function RunsTable({ limit = 50, title = 'Recent runs' }: { limit?: numbe
   );
 }
 
-function RunRow({ run, now }: { run: RunSummary; now: number | null }) {
+const RUN_LINK = '[data-testid="run-link"]';
+
+/** Where each key moves from run `at` of `count`. */
+const MOVES: Partial<Record<string, (at: number, count: number) => number>> = {
+  ArrowDown: (at, count) => Math.min(at + 1, count - 1),
+  ArrowUp: (at) => Math.max(at - 1, 0),
+  Home: () => 0,
+  End: (_, count) => count - 1,
+};
+
+function moveBetweenRuns(event: KeyboardEvent<HTMLTableSectionElement>) {
+  const move = MOVES[event.key];
+  const links = [...event.currentTarget.querySelectorAll<HTMLAnchorElement>(RUN_LINK)];
+  const at = links.findIndex((l) => l === document.activeElement);
+  if (!move || at === -1 || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  event.preventDefault();
+  links[move(at, links.length)]!.focus();
+}
+
+function RunRow({ run, now, tabStop, onFocus }: { run: RunSummary; now: number | null; tabStop: boolean; onFocus: () => void }) {
   const live = isLiveRun(run);
   const duration = run.finishedAt !== null ? run.finishedAt - run.createdAt : now !== null && live ? now - run.createdAt : null;
   const href = `/runs/${encodeURIComponent(run.id)}`;
   return (
-    <tr className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50" data-run-id={run.id}>
+    <tr className="hover:bg-zinc-50 focus-within:bg-sky-50 dark:hover:bg-zinc-800/50 dark:focus-within:bg-sky-950/40" data-run-id={run.id}>
       <td className="td">
         <StatusBadge status={run.status} />
         {run.errorCode && (
@@ -75,7 +100,14 @@ function RunRow({ run, now }: { run: RunSummary; now: number | null }) {
         )}
       </td>
       <td className="td">
-        <Link href={href} title={run.task} className="line-clamp-2 break-anywhere text-zinc-900 hover:underline dark:text-zinc-100">
+        <Link
+          href={href}
+          title={run.task}
+          data-testid="run-link"
+          tabIndex={tabStop ? 0 : -1}
+          onFocus={onFocus}
+          className="line-clamp-2 break-anywhere text-zinc-900 hover:underline dark:text-zinc-100"
+        >
           {run.task}
         </Link>
         <div className="mt-0.5 truncate font-mono text-[10px] muted">{run.id}</div>

@@ -9,6 +9,7 @@ import { ClaimRow } from '../ui/claim-row';
 import { ClaimVerdictPill } from '../ui/claim-verdict';
 import { GroundingBar } from '../ui/grounding-bar';
 import { Panel } from '../ui/panel';
+import { navTarget } from './run-keys';
 
 const CITATION_REASON: Record<Exclude<CitationVerdict, 'valid'>, string> = {
   not_observed: 'not observed',
@@ -120,7 +121,7 @@ function Claim({
   onOpenCitation: (c: CheckedCitation) => void;
 }) {
   return (
-    <ClaimRow testId="claim" verdict={claim.verdict} index={index} padding="px-3 py-2">
+    <ClaimRow testId="claim" verdict={claim.verdict} index={index} padding="px-3 py-2" attributes={navTarget('claim')}>
       <p className="text-sm leading-snug whitespace-pre-wrap break-anywhere">{claim.text}</p>
       <div className="mt-1.5 flex flex-wrap items-center gap-1.5">
         <ClaimVerdictPill verdict={claim.verdict} />

@@ -1,10 +1,10 @@
 import type { ConnectionState } from './use-run-events';
 
 const LOOK: Record<ConnectionState, { dot: string; label: string; title: string }> = {
-  connecting: { dot: 'bg-zinc-400 animate-pulse', label: 'connecting', title: 'Opening the event stream' },
-  live: { dot: 'bg-emerald-500 animate-pulse', label: 'live', title: 'Receiving events as they happen' },
+  connecting: { dot: 'bg-zinc-400 motion-safe:animate-pulse', label: 'connecting', title: 'Opening the event stream' },
+  live: { dot: 'bg-emerald-500 motion-safe:animate-pulse', label: 'live', title: 'Receiving events as they happen' },
   reconnecting: {
-    dot: 'bg-amber-500 animate-pulse',
+    dot: 'bg-amber-500 motion-safe:animate-pulse',
     label: 'reconnecting',
     title: 'The stream dropped; resuming from the last event received',
   },

@@ -3,6 +3,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef } from 'react';
 import { splitLines } from '@/lib/checker';
+import { tokenClass, type SyntaxLine } from './syntax';
 
 /** Fixed row height in the no-wrap mode (Tailwind `leading-5`); wrapped rows are measured instead. */
 const ROW_PX = 20;
@@ -33,19 +34,28 @@ export interface LineRange {
 /**
  * A file's text with line numbers, virtualised so that only the rows on
  * screen exist in the DOM: a 5 MB file scrolls as smoothly as a 5 KB one.
- * A highlighted range is scrolled into view whenever `focusKey` changes.
+ * With `syntax` (one entry per line), each line is drawn in its colours.
+ * A highlighted range is scrolled into view whenever `focusKey` changes; with
+ * `takeFocus` its first line also takes keyboard focus as soon as it is
+ * drawn (the text may still be loading), and `onFocusTaken` is told.
  */
 export function FileLines({
   text,
+  syntax = null,
   highlight,
   focusKey,
+  takeFocus = false,
+  onFocusTaken,
   wrap,
   label,
   totalLines = 0,
 }: {
   text: string;
+  syntax?: SyntaxLine[] | null;
   highlight: LineRange | null;
   focusKey: number;
+  takeFocus?: boolean;
+  onFocusTaken?: () => void;
   wrap: boolean;
   label: string;
   /** The whole file's line count when `text` is only its beginning: the gutter is sized for it from the start. */
@@ -55,6 +65,7 @@ export function FileLines({
   const longest = useMemo(() => lines.reduce((n, l) => Math.max(n, l.length), 0), [lines]);
   const gutterCh = Math.max(String(Math.max(lines.length, totalLines)).length, 3) + 2;
   const parentRef = useRef<HTMLDivElement>(null);
+  const focusLine = useRef<number | null>(null);
 
   const virtualizer = useVirtualizer({
     count: lines.length,
@@ -70,8 +81,19 @@ export function FileLines({
     // A short range is centred; a long one starts at the top so its first line is visible.
     const span = highlight.endLine - highlight.startLine + 1;
     virtualizer.scrollToIndex(index, { align: span * ROW_PX > (parentRef.current?.clientHeight ?? 0) / 2 ? 'start' : 'center' });
+    focusLine.current = takeFocus && highlight.startLine <= lines.length ? highlight.startLine : null;
     // eslint-disable-next-line react-hooks/exhaustive-deps -- re-run only when asked to focus or the text arrives
   }, [focusKey, lines.length, wrap]);
+
+  // After every render: the line asked for gets focus as soon as the virtualiser has drawn it.
+  useEffect(() => {
+    if (focusLine.current === null) return;
+    const line = parentRef.current?.querySelector<HTMLElement>(`[data-line="${focusLine.current}"]`);
+    if (!line) return;
+    focusLine.current = null;
+    line.focus({ preventScroll: true });
+    onFocusTaken?.();
+  });
 
   const innerWidth = wrap ? '100%' : `calc(${gutterCh + Math.min(longest, MAX_UNWRAPPED_CHARS + 40)}ch + 1.5rem)`;
   const items = virtualizer.getVirtualItems();
@@ -83,6 +105,7 @@ export function FileLines({
       data-testid="observation-lines"
       data-line-count={lines.length}
       data-highlight={highlight ? `${highlight.startLine}-${highlight.endLine}` : undefined}
+      data-coloured={syntax !== null || undefined}
       role="region"
       aria-label={label}
       tabIndex={0}
@@ -95,7 +118,7 @@ export function FileLines({
         */}
         <div
           aria-hidden
-          className="sticky left-0 z-10 shrink-0 border-r border-zinc-200 bg-zinc-50 text-right text-zinc-400 select-none dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-500"
+          className="sticky left-0 z-10 shrink-0 border-r border-zinc-200 bg-zinc-50 text-right text-zinc-500 select-none dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-400"
           style={{ width: `${gutterCh}ch` }}
         >
           {items.map((item) => (
@@ -109,6 +132,7 @@ export function FileLines({
               index={item.index}
               start={item.start}
               line={lines[item.index] ?? ''}
+              tokens={syntax?.[item.index] ?? null}
               marked={isMarked(item.index)}
               wrap={wrap}
               measure={wrap ? virtualizer.measureElement : undefined}
@@ -145,6 +169,7 @@ const LineText = memo(function LineText({
   index,
   start,
   line,
+  tokens,
   marked,
   wrap,
   measure,
@@ -152,6 +177,7 @@ const LineText = memo(function LineText({
   index: number;
   start: number;
   line: string;
+  tokens: SyntaxLine | null;
   marked: boolean;
   wrap: boolean;
   measure: ((node: Element | null) => void) | undefined;
@@ -162,13 +188,14 @@ const LineText = memo(function LineText({
       data-index={index}
       data-line={index + 1}
       data-highlighted={marked || undefined}
+      tabIndex={marked ? -1 : undefined}
       ref={measure}
-      className={`absolute top-0 left-0 w-full pl-3 ${wrap ? 'whitespace-pre-wrap break-anywhere' : 'whitespace-pre'} ${
+      className={`absolute top-0 left-0 w-full pl-3 focus-visible:-outline-offset-2 ${wrap ? 'whitespace-pre-wrap break-anywhere' : 'whitespace-pre'} ${
         marked ? 'bg-amber-100 dark:bg-amber-900/40' : ''
       }`}
       style={{ transform: `translateY(${start}px)`, height: wrap ? undefined : ROW_PX }}
     >
-      {clipped ? line.slice(0, MAX_UNWRAPPED_CHARS) : line}
+      {clipped ? line.slice(0, MAX_UNWRAPPED_CHARS) : tokens ? <Tokens tokens={tokens} /> : line}
       {clipped && (
         <span className="ml-2 rounded bg-zinc-200 px-1 text-[10px] text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">
           … {line.length - MAX_UNWRAPPED_CHARS} more characters (turn on wrap to see them)
@@ -177,3 +204,13 @@ const LineText = memo(function LineText({
     </div>
   );
 });
+
+function Tokens({ tokens }: { tokens: SyntaxLine }) {
+  return tokens.map((token, i) =>
+    token.empty ? null : (
+      <span key={i} className={tokenClass(token.types)}>
+        {token.content}
+      </span>
+    ),
+  );
+}

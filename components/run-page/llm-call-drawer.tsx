@@ -6,6 +6,7 @@ import type { LlmCallView } from '@/lib/run-state';
 import { formatCount, formatDuration, formatTimestamp } from '../format';
 import { CopyButton } from '../ui/copy-button';
 import { Drawer } from '../ui/drawer';
+import { ScrollBox } from '../ui/scroll-box';
 import { Code } from '../ui/panel';
 import { CallStatus } from './llm-call-table';
 import { artifactUrl, useArtifact } from './use-artifact';
@@ -77,7 +78,7 @@ function CallBody({ runId, call }: { runId: string; call: LlmCallView }) {
 function Metric({ label, value, mono = false, wide = false }: { label: string; value: string; mono?: boolean; wide?: boolean }) {
   return (
     <div className={`min-w-0 ${wide ? 'col-span-2' : ''}`}>
-      <dt className="text-[10px] tracking-wide text-zinc-500 uppercase">{label}</dt>
+      <dt className="text-[10px] tracking-wide text-zinc-500 uppercase dark:text-zinc-400">{label}</dt>
       <dd className={`truncate ${mono ? 'font-mono' : ''}`} title={value}>
         {value}
       </dd>
@@ -136,9 +137,9 @@ function PromptView({ runId, artifact }: { runId: string; artifact: string }) {
                 <RoleBadge role={m.role} />
                 <span className="muted">{formatCount(m.content.length)} chars</span>
               </summary>
-              <pre className="max-h-[32rem] overflow-auto px-2 py-1.5 font-mono text-[11px] leading-relaxed whitespace-pre-wrap break-anywhere">
-                {m.content}
-              </pre>
+              <ScrollBox className="max-h-[32rem]" label={`${m.role} message`}>
+                <pre className="px-2 py-1.5 font-mono text-[11px] leading-relaxed whitespace-pre-wrap break-anywhere">{m.content}</pre>
+              </ScrollBox>
             </details>
           ))}
           {prompt.format !== undefined && prompt.format !== null && (
@@ -146,9 +147,11 @@ function PromptView({ runId, artifact }: { runId: string; artifact: string }) {
               <summary className="cursor-pointer bg-zinc-50 px-2 py-1 text-[11px] dark:bg-zinc-800/60">
                 <span className="font-medium">format</span> <span className="muted">— JSON Schema the output was constrained to</span>
               </summary>
-              <pre className="max-h-[32rem] overflow-auto px-2 py-1.5 font-mono text-[11px] whitespace-pre-wrap break-anywhere">
-                {typeof prompt.format === 'string' ? prompt.format : JSON.stringify(prompt.format, null, 2)}
-              </pre>
+              <ScrollBox className="max-h-[32rem]" label="Format schema">
+                <pre className="px-2 py-1.5 font-mono text-[11px] whitespace-pre-wrap break-anywhere">
+                  {typeof prompt.format === 'string' ? prompt.format : JSON.stringify(prompt.format, null, 2)}
+                </pre>
+              </ScrollBox>
             </details>
           )}
         </div>

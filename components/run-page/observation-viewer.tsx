@@ -7,13 +7,19 @@ import { CopyButton } from '../ui/copy-button';
 import { Panel } from '../ui/panel';
 import { FileLines, type LineRange } from './file-lines';
 import { observationsInOrder } from './observation-order';
+import { useSyntaxLines } from './syntax';
 import type { TextHead } from './text-head';
 import { artifactUrl, useArtifact } from './use-artifact';
 
-/** What the viewer shows: a file, optionally a line range to highlight; `nonce` re-focuses on repeat clicks. */
+/**
+ * What the viewer shows: a file, optionally a line range to highlight;
+ * `focus` moves keyboard focus to the range (a citation was followed);
+ * `nonce` scrolls to it again on repeat clicks.
+ */
 export interface ObservationSelection {
   path: string;
   range: LineRange | null;
+  focus: boolean;
   nonce: number;
 }
 
@@ -157,7 +163,10 @@ function SelectedFile({
   onClear: () => void;
 }) {
   const [wrap, setWrap] = useState(false);
+  // The citation whose lines already took focus: toggling wrap or more text arriving must not take it again.
+  const [focusServed, setFocusServed] = useState<number | null>(null);
   const text = useArtifact(runId, observation.artifact, head);
+  const syntax = useSyntaxLines(observation.artifact, observation.path, text.isPlaceholderData ? undefined : text.data);
   const range = selection?.range ?? null;
 
   return (
@@ -200,8 +209,11 @@ function SelectedFile({
           <FileLines
             key={wrap ? 'wrap' : 'nowrap'}
             text={text.data}
+            syntax={syntax}
             highlight={range}
             focusKey={selection?.nonce ?? 0}
+            takeFocus={selection !== null && selection.focus && selection.nonce !== focusServed}
+            onFocusTaken={() => setFocusServed(selection?.nonce ?? null)}
             wrap={wrap}
             label={`Contents of ${observation.path} as observed`}
             totalLines={observation.lines}

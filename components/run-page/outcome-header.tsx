@@ -8,6 +8,7 @@ import { fetchJson } from '../fetch-json';
 import { formatDuration, formatTimestamp, isoOf } from '../format';
 import { CopyButton } from '../ui/copy-button';
 import { Fact } from '../ui/fact';
+import { ScrollBox } from '../ui/scroll-box';
 import { ModelName } from '../ui/model-name';
 import { StatusBadge } from '../ui/status-badge';
 import { TokenSplit } from '../ui/token-split';
@@ -90,12 +91,11 @@ export function OutcomeHeader({
       </div>
 
       <div className="px-3 pt-2.5 pb-3">
-        <h1
-          className="max-h-40 overflow-auto text-[15px] leading-snug font-medium whitespace-pre-wrap break-anywhere"
-          data-testid="run-task"
-        >
-          {view.task || <span className="muted">(task not recorded yet)</span>}
-        </h1>
+        <ScrollBox className="max-h-40" label="Task">
+          <h1 className="text-[15px] leading-snug font-medium whitespace-pre-wrap break-anywhere" data-testid="run-task">
+            {view.task || <span className="muted">(task not recorded yet)</span>}
+          </h1>
+        </ScrollBox>
 
         <dl className="mt-2.5 grid grid-cols-2 gap-x-6 gap-y-1.5 text-xs sm:grid-cols-3 lg:grid-cols-[repeat(7,auto)] lg:justify-start">
           <Fact label="Model">
@@ -150,7 +150,6 @@ export function OutcomeHeader({
         )}
         {view.error && (
           <div
-            role="status"
             data-testid="run-error"
             className="mt-3 rounded border border-red-300 bg-red-50 px-2.5 py-2 text-xs text-red-900 dark:border-red-800 dark:bg-red-950/70 dark:text-red-200"
           >

@@ -5,6 +5,7 @@ import { formatDuration } from '../format';
 import { Code } from '../ui/panel';
 import { StatusBadge } from '../ui/status-badge';
 import { GeneralStepDetails } from './general-step-details';
+import { navTarget } from './run-keys';
 import { diffRounds } from './round-diff';
 
 /**
@@ -35,15 +36,19 @@ export const PlanRoundCard = memo(function PlanRoundCard({
     <article
       data-testid={`plan-round-${round.round}`}
       data-verdict={verdict.key}
+      aria-labelledby={`round-${round.round}-title`}
+      {...navTarget('run-item')}
       className={`@container h-full rounded border bg-white dark:bg-zinc-900 ${verdict.border}`}
     >
       <header className="flex flex-wrap items-center gap-2 border-b border-zinc-200 px-2.5 py-1.5 dark:border-zinc-800">
-        <h3 className="text-sm font-semibold">Round {round.round}</h3>
+        <h3 id={`round-${round.round}-title`} className="text-sm font-semibold">
+          Round {round.round}
+        </h3>
         <span className={`rounded px-1.5 py-px text-[11px] font-medium ${verdict.pill}`}>{verdict.label}</span>
         {round.call && (
           <button type="button" className="link ml-auto font-mono text-[11px]" onClick={() => onOpenCall(round.call!)} title="Open this planner call's raw prompt and response">
             {round.call}
-            {call?.durationMs != null && <span className="ml-1 text-zinc-500 no-underline">{formatDuration(call.durationMs)}</span>}
+            {call?.durationMs != null && <span className="ml-1 text-zinc-600 no-underline dark:text-zinc-400">{formatDuration(call.durationMs)}</span>}
           </button>
         )}
       </header>
@@ -74,6 +79,7 @@ export const PlanRoundCard = memo(function PlanRoundCard({
               return (
                 <li
                   key={index}
+                  {...navTarget('run-item')}
                   className={`rounded border px-2 py-1.5 ${
                     rejections.length > 0
                       ? 'border-red-300 bg-red-50/60 dark:border-red-900 dark:bg-red-950/30'
@@ -81,7 +87,7 @@ export const PlanRoundCard = memo(function PlanRoundCard({
                   }`}
                 >
                   <div className="flex items-start gap-2">
-                    <span className="mt-px w-4 shrink-0 text-right font-mono text-[11px] text-zinc-400">{step.id ?? index + 1}</span>
+                    <span className="mt-px w-4 shrink-0 text-right font-mono text-[11px] text-zinc-500 dark:text-zinc-400">{step.id ?? index + 1}</span>
                     <div className="min-w-0 flex-1">
                       <div
                         className={`font-mono text-xs break-anywhere ${rejections.length > 0 ? 'text-red-800 line-through decoration-red-400/70 dark:text-red-300' : ''}`}

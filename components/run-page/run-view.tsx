@@ -5,6 +5,7 @@ import type { CheckedCitation } from '@/lib/checker';
 import type { RunEvent } from '@/lib/events';
 import { checkPlanPath, SHAPE_ONLY_POLICY } from '@/lib/policy';
 import { isTerminal } from '@/lib/run-state';
+import { prefersReducedMotion } from '../keyboard/use-shortcuts';
 import { AnswerPanel } from './answer-panel';
 import type { LineRange } from './file-lines';
 import { LlmCallDrawer } from './llm-call-drawer';
@@ -12,6 +13,8 @@ import { LlmCallTable } from './llm-call-table';
 import { ObservationViewer, type ObservationSelection } from './observation-viewer';
 import { OutcomeHeader } from './outcome-header';
 import { PlanRounds } from './plan-rounds';
+import { RunAnnouncer } from './run-announcer';
+import { useRunPageKeys } from './run-keys';
 import { StepTimeline } from './step-timeline';
 import type { TextHead } from './text-head';
 import { useRunEvents } from './use-run-events';
@@ -22,6 +25,8 @@ import { useRunEvents } from './use-run-events';
  * underneath. The only state kept here is what the person is looking at.
  * The panels are memoised and the fold shares what an event did not change,
  * so an event re-renders only the panels that show what it changed.
+ * Keys: `j`/`k` through rounds and steps, `[`/`]` through claims, and a
+ * citation (Enter or click) moves focus to the lines it cites.
  */
 export function RunView({
   runId,
@@ -39,9 +44,10 @@ export function RunView({
   const [openCall, setOpenCall] = useState<string | null>(null);
   const live = !isTerminal(view.status);
   const observed = useMemo(() => new Set(Object.keys(view.observations)), [view.observations]);
+  useRunPageKeys();
 
-  const openObservation = useCallback((path: string, range: LineRange | null = null) => {
-    setSelection((prev) => ({ path, range, nonce: (prev?.nonce ?? 0) + 1 }));
+  const openObservation = useCallback((path: string, range: LineRange | null = null, focus = false) => {
+    setSelection((prev) => ({ path, range, focus, nonce: (prev?.nonce ?? 0) + 1 }));
   }, []);
 
   const openCitation = useCallback(
@@ -49,8 +55,8 @@ export function RunView({
       // The checker looked the path up in its normalised form; so does the viewer.
       const verdict = checkPlanPath(c.path, SHAPE_ONLY_POLICY);
       const path = verdict.ok ? verdict.path : c.path;
-      openObservation(path, { startLine: c.startLine, endLine: Math.max(c.endLine, c.startLine) });
-      document.getElementById('observations')?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+      openObservation(path, { startLine: c.startLine, endLine: Math.max(c.endLine, c.startLine) }, true);
+      document.getElementById('observations')?.scrollIntoView({ block: 'nearest', behavior: prefersReducedMotion() ? 'auto' : 'smooth' });
     },
     [openObservation],
   );
@@ -59,6 +65,7 @@ export function RunView({
 
   return (
     <div className="space-y-3">
+      <RunAnnouncer view={view} />
       <OutcomeHeader runId={runId} view={view} connection={connection} traceUrl={traceUrl} />
       {streamError && (
         <p role="status" className="rounded border border-amber-300 bg-amber-50 px-3 py-1.5 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">

@@ -106,7 +106,7 @@ function StepRow({
   const bar = span && step.startedAt !== null && duration !== null ? { left: (step.startedAt - span.start) / span.length, width: duration / span.length } : null;
   return (
     <li data-testid={`step-${round}-${step.index}`} data-status={step.status} className="grid grid-cols-[1.25rem_5.5rem_minmax(0,1fr)_4.5rem] items-start gap-x-2 text-xs">
-      <span className="pt-0.5 text-right font-mono text-[11px] text-zinc-400">{step.index + 1}</span>
+      <span className="pt-0.5 text-right font-mono text-[11px] text-zinc-500 dark:text-zinc-400">{step.index + 1}</span>
       <span className="pt-px">
         <StatusBadge status={step.status} />
       </span>

@@ -1,6 +1,7 @@
 'use client';
 
 import type { McpServerStatus } from '@/lib/api';
+import { ScrollBox } from '../ui/scroll-box';
 import { useMcpServers } from './use-mcp-servers';
 
 /**
@@ -71,12 +72,11 @@ function ServerItem({ server }: { server: McpServerStatus }) {
         </span>
       </div>
       {failed && server.error && (
-        <pre
-          data-testid="mcp-server-error"
-          className="mt-1 max-h-40 overflow-auto font-mono text-[11px] whitespace-pre-wrap text-red-900 break-anywhere dark:text-red-200"
-        >
-          {server.error}
-        </pre>
+        <ScrollBox className="mt-1 max-h-40" label={`Error of ${server.name}`}>
+          <pre data-testid="mcp-server-error" className="font-mono text-[11px] whitespace-pre-wrap text-red-900 break-anywhere dark:text-red-200">
+            {server.error}
+          </pre>
+        </ScrollBox>
       )}
       {server.tools.length > 0 && (
         <ul className="mt-1 space-y-0.5">
@@ -88,7 +88,7 @@ function ServerItem({ server }: { server: McpServerStatus }) {
               </li>
             ) : (
               <li key={tool.qualified} data-testid="mcp-tool-not-offered" className="min-w-0" title={tool.description}>
-                <code className="font-mono text-zinc-500 line-through">{tool.name}</code>{' '}
+                <code className="font-mono text-zinc-500 line-through dark:text-zinc-400">{tool.name}</code>{' '}
                 <span className="text-amber-800 dark:text-amber-300">not offered to plans: {tool.notOfferedReason}</span>
               </li>
             ),

@@ -1,4 +1,5 @@
 import type { ReadPolicyInfo } from '@/lib/policy';
+import { ScrollBox } from '../ui/scroll-box';
 
 /**
  * What no run may read, as configured: the deny-list with each rule's
@@ -26,17 +27,19 @@ export function ReadPolicyPanel({ policy }: { policy: ReadPolicyInfo }) {
           run of characters. Set by <code className="font-mono">PLANSCOPE_DENY_ADD</code> and{' '}
           <code className="font-mono">PLANSCOPE_DENY_REMOVE</code>.
         </p>
-        <ul data-testid="deny-rules" className="mt-1 max-h-64 space-y-0.5 overflow-auto text-xs">
-          {policy.denyRules.map((rule) => (
-            <li key={rule.pattern} data-source={rule.source} className="flex min-w-0 gap-1.5">
-              <code className="shrink-0 font-mono break-anywhere">{rule.pattern}</code>
-              <span className="min-w-0 muted">
-                {rule.reason}
-                {rule.source === 'added' ? ' (added)' : ''}
-              </span>
-            </li>
-          ))}
-        </ul>
+        <ScrollBox className="mt-1 max-h-64" label="Deny rules">
+          <ul data-testid="deny-rules" className="space-y-0.5 text-xs">
+            {policy.denyRules.map((rule) => (
+              <li key={rule.pattern} data-source={rule.source} className="flex min-w-0 gap-1.5">
+                <code className="shrink-0 font-mono break-anywhere">{rule.pattern}</code>
+                <span className="min-w-0 muted">
+                  {rule.reason}
+                  {rule.source === 'added' ? ' (added)' : ''}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </ScrollBox>
         {removed > 0 && (
           <p data-testid="removed-defaults" className="mt-1 text-xs text-amber-800 dark:text-amber-300">
             Defaults removed by configuration:{' '}

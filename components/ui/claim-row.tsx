@@ -8,6 +8,7 @@ export function ClaimRow({
   verdict,
   index,
   padding,
+  attributes,
   children,
 }: {
   testId: string;
@@ -15,12 +16,14 @@ export function ClaimRow({
   index: number;
   /** Padding classes of the row. */
   padding: string;
+  /** More attributes for the `<li>` (the run page makes each claim a stop for its keys). */
+  attributes?: Record<string, string | number>;
   children: ReactNode;
 }) {
   return (
-    <li data-testid={testId} data-verdict={verdict} className={`border-l-[3px] ${padding} ${claimVerdictBorder(verdict)}`}>
+    <li {...attributes} data-testid={testId} data-verdict={verdict} className={`border-l-[3px] ${padding} ${claimVerdictBorder(verdict)}`}>
       <div className="flex items-start gap-2">
-        <span className="mt-0.5 w-4 shrink-0 text-right font-mono text-[11px] text-zinc-400">{index + 1}</span>
+        <span className="mt-0.5 w-4 shrink-0 text-right font-mono text-[11px] text-zinc-500 dark:text-zinc-400">{index + 1}</span>
         <div className="min-w-0 flex-1">{children}</div>
       </div>
     </li>

@@ -43,7 +43,7 @@ export function Drawer({
           <header className="flex items-center gap-3 border-b border-zinc-200 px-4 py-2.5 dark:border-zinc-800">
             <div className="min-w-0 flex-1">{title}</div>
             <button type="button" onClick={onClose} className="btn" autoFocus>
-              Close <kbd className="ml-1 text-[10px] text-zinc-500">Esc</kbd>
+              Close <kbd className="ml-1 font-sans text-[10px] text-zinc-600 dark:text-zinc-300">Esc</kbd>
             </button>
           </header>
           <div className="min-h-0 flex-1 overflow-auto">{children}</div>

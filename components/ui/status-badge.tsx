@@ -17,7 +17,7 @@ const TONE: Record<Status, string> = {
 const DOT: Record<Status, string> = {
   queued: 'bg-zinc-400',
   pending: 'bg-zinc-400',
-  running: 'bg-sky-500 animate-pulse',
+  running: 'bg-sky-500 motion-safe:animate-pulse',
   completed: 'bg-emerald-500',
   done: 'bg-emerald-500',
   cached: 'bg-violet-500',

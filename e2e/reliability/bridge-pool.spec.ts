@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import { expect, test } from '@playwright/test';
 import type { Health } from '../../lib/api';
 import { startFakeOllama, type FakeOllama } from '../../test/support/fake-ollama';
 import { bridgeProcesses, startProductionServer, type ServerProcess } from '../../test/support/server-process';
+import { expect, test } from '../fixtures';
 import { Api, answer, copyWorkspace, plan, TASK } from './helpers';
 
 /**

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
 import { APP_PORT } from '../../playwright.config';
-import { scriptFake } from '../fixtures';
+import { expect, scriptFake, test } from '../fixtures';
 import { answer, Api, artifactNames, artifactPath, CANARY, copyWorkspace, plan } from './helpers';
 
 /**

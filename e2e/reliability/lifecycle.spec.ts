@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
 import Database from 'better-sqlite3';
 import type { RunEvent } from '../../lib/events';
 import { startFakeOllama, type FakeOllama } from '../../test/support/fake-ollama';
@@ -11,6 +10,7 @@ import {
   startProductionServer,
   type ServerProcess,
 } from '../../test/support/server-process';
+import { expect, test } from '../fixtures';
 import { Api, answer, artifactNames, artifactPath, copyWorkspace, plan, sha256, TASK, until } from './helpers';
 
 /**

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
 import Database from 'better-sqlite3';
 import type { RunSummary } from '../../lib/api';
 import type { RunEvent } from '../../lib/events';
@@ -7,6 +6,7 @@ import { toResult } from '../../lib/result';
 import { foldRun } from '../../lib/run-state';
 import { startFakeOllama, type FakeOllama } from '../../test/support/fake-ollama';
 import { residentSetBytes, startProductionServer, type ServerProcess } from '../../test/support/server-process';
+import { expect, test } from '../fixtures';
 import { Api, answer, artifactNames, artifactPath, plan, sha256, TASK, until } from './helpers';
 
 /**

@@ -1,7 +1,6 @@
-import { expect, test } from '@playwright/test';
 import type { RunEvent } from '../../lib/events';
 import { APP_PORT } from '../../playwright.config';
-import { scriptFake } from '../fixtures';
+import { expect, scriptFake, test } from '../fixtures';
 import { Api, answer, plan, seededRandom, TASK, WAIT_MS } from './helpers';
 
 /**

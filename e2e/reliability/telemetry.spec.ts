@@ -1,8 +1,8 @@
-import { expect, test } from '@playwright/test';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { parseTraceparent } from '../../server/telemetry/trace-context';
 import { startOtlpReceiver, type OtlpReceiver } from '../../test/support/otlp-receiver';
 import { startProductionServer, type ServerProcess } from '../../test/support/server-process';
+import { expect, test } from '../fixtures';
 import { Api, TASK } from './helpers';
 
 /**

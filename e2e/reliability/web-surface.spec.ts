@@ -1,7 +1,7 @@
-import { expect, test } from '@playwright/test';
 import { APP_PORT } from '../../playwright.config';
 import { spawnProductionServer, startProductionServer, type ServerProcess } from '../../test/support/server-process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { expect, test } from '../fixtures';
 import { Api, artifactNames, artifactPath, TASK } from './helpers';
 
 /**

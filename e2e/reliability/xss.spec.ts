@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { APP_PORT } from '../../playwright.config';
-import { scriptFake } from '../fixtures';
+import { expect, scriptFake, test } from '../fixtures';
 import { Api, artifactNames, artifactPath, copyWorkspace } from './helpers';
 
 /**
