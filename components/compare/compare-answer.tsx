@@ -7,6 +7,7 @@ import { ClaimReviewNote } from '../ui/claim-review-note';
 import { ClaimRow } from '../ui/claim-row';
 import { ClaimVerdictPill } from '../ui/claim-verdict';
 import { GroundingBar } from '../ui/grounding-bar';
+import { ReviewOutcome } from '../ui/review-outcome';
 import type { CompareSide } from './side';
 import { SideTag } from './side-tag';
 
@@ -76,23 +77,9 @@ function Claim({ claim, index, review }: { claim: CheckedClaim; index: number; r
 }
 
 function ReviewSummary({ review }: { review: NonNullable<RunState['review']> }) {
-  const agreed = review.reviews.filter((r) => r.verdict === 'supported').length;
-  const flagged = review.reviews.filter((r) => r.verdict === 'plan_as_fact').length;
   return (
     <p className="mt-1.5 text-[11px] text-zinc-600 dark:text-zinc-400" data-testid="compare-review">
-      Reviewer:{' '}
-      {review.error ? (
-        <span className="text-amber-700 dark:text-amber-300">
-          not done — {review.error.code}: {review.error.message}
-        </span>
-      ) : review.reviews.length === 0 ? (
-        'no claim had valid citations to review'
-      ) : (
-        <>
-          {agreed}/{review.reviews.length} reviewed claims backed by their lines
-          {flagged > 0 && <span className="ml-1 text-amber-700 dark:text-amber-300">· {flagged} present a plan as fact</span>}
-        </>
-      )}
+      Reviewer: <ReviewOutcome review={review} />
     </p>
   );
 }

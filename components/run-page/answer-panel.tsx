@@ -9,6 +9,7 @@ import { ClaimRow } from '../ui/claim-row';
 import { ClaimVerdictPill } from '../ui/claim-verdict';
 import { GroundingBar } from '../ui/grounding-bar';
 import { Panel } from '../ui/panel';
+import { ReviewOutcome } from '../ui/review-outcome';
 import { navTarget } from './run-keys';
 
 const CITATION_REASON: Record<Exclude<CitationVerdict, 'valid'>, string> = {
@@ -87,19 +88,9 @@ function GroundingScore({ check }: { check: AnswerCheck }) {
 }
 
 function ReviewFooter({ review, onOpenCall }: { review: NonNullable<RunState['review']>; onOpenCall: (call: string) => void }) {
-  const agreed = review.reviews.filter((r) => r.verdict === 'supported').length;
   return (
     <p className="border-t border-zinc-200 px-3 py-1.5 text-[11px] text-zinc-600 dark:border-zinc-800 dark:text-zinc-400" data-testid="review-summary">
-      Reviewer (a model reading only the cited lines, kept apart from the Checker):{' '}
-      {review.error ? (
-        <span className="text-amber-700 dark:text-amber-300">
-          not done — {review.error.code}: {review.error.message}
-        </span>
-      ) : review.reviews.length === 0 ? (
-        'no claim had valid citations to review'
-      ) : (
-        `${agreed}/${review.reviews.length} reviewed claims backed by their lines`
-      )}
+      Reviewer (a model reading only the cited lines, kept apart from the Checker): <ReviewOutcome review={review} />
       {review.call && (
         <button type="button" className="link ml-2 font-mono" onClick={() => onOpenCall(review.call!)}>
           {review.call}

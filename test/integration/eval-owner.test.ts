@@ -10,7 +10,8 @@ import { evalSummaries } from '../../server/store/queries';
 import { openDatabase } from '../../server/store/sqlite/db';
 import { SqliteEvalStore } from '../../server/store/sqlite/eval-store';
 import { startFakeOllama } from '../support/fake-ollama';
-import { answer, APP_ROOT, copyWorkspace, plan } from '../support/harness';
+import { answer, copyWorkspace, plan } from '../support/harness';
+import { startCli } from '../support/cli-process';
 
 /**
  * An evaluation records the process running it, so one whose process died
@@ -92,47 +93,37 @@ describe('an evaluation whose process is gone', () => {
       }),
     );
 
-    const cli = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(APP_ROOT, 'server', 'cli', 'eval.ts'), '--suite', suitePath, '--model', 'qwen3:8b', '--no-baseline', '--json'],
-      {
-        cwd: APP_ROOT,
-        env: { ...process.env, OLLAMA_HOST: fake.url, PLANSCOPE_WORKSPACE: workspace, PLANSCOPE_DATA_DIR: dataDir },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    cli.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    cli.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => cli.once('exit', (_code, signal) => resolve(signal)));
-    cleanups.push(() => {
-      if (cli.exitCode === null && cli.signalCode === null) cli.kill('SIGKILL');
+    const cli = startCli('eval', ['--suite', suitePath, '--model', 'qwen3:8b', '--no-baseline', '--json'], {
+      OLLAMA_HOST: fake.url,
+      PLANSCOPE_WORKSPACE: workspace,
+      PLANSCOPE_DATA_DIR: dataDir,
     });
+    cleanups.push(cli.kill);
 
     // Read-only until the CLI has migrated the database and stored the first item.
     const dbFile = path.join(dataDir, 'planscope.db');
-    await until(`the CLI's database (${output})`, () => fs.existsSync(dbFile));
+    await until(`the CLI's database (${cli.output()})`, () => fs.existsSync(dbFile));
     const reader = new Database(dbFile, { readonly: true, fileMustExist: true });
     cleanups.push(() => {
       reader.close();
     });
-    const evalId = await until(`the first item (${output})`, () => {
+    const evalId = await until(`the first item (${cli.output()})`, () => {
       const row = reader.prepare('SELECT eval_id FROM eval_items').get() as { eval_id: string } | undefined;
       return row?.eval_id;
     });
-    expect(reader.prepare('SELECT owner_pid FROM evals WHERE id = ?').get(evalId)).toEqual({ owner_pid: cli.pid });
+    expect(reader.prepare('SELECT owner_pid FROM evals WHERE id = ?').get(evalId)).toEqual({ owner_pid: cli.child.pid });
 
     // A live owner is left alone, however often the evaluation is read.
     const store = new SqliteEvalStore(open(dataDir));
     expect(await store.get(evalId)).toMatchObject({ status: 'running', error: null, finishedAt: null });
     expect((await evalSummaries(store, 50)).map((e) => [e.id, e.status])).toEqual([[evalId, 'running']]);
 
-    cli.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    cli.child.kill('SIGKILL');
+    expect(await cli.exited).toBe('SIGKILL');
 
     const record = await store.get(evalId);
     expect(record).toMatchObject({ status: 'interrupted', error: { code: 'interrupted' } });
-    expect(record!.error!.message).toContain(`pid ${cli.pid}`);
+    expect(record!.error!.message).toContain(`pid ${cli.child.pid}`);
     expect(record!.error!.message).toContain('Runs stored: 1');
     expect(record!.finishedAt).not.toBeNull();
     expect(record!.items.map((i) => i.taskId)).toEqual(['first']);

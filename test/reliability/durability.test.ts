@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,6 +15,7 @@ import { openDatabase } from '../../server/store/sqlite/db';
 import { SqliteRunStore } from '../../server/store/sqlite/run-store';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama';
 import { answer, APP_ROOT, copyWorkspace, plan, startHarness, type Harness } from '../support/harness';
+import { startCli } from '../support/cli-process';
 import { childProcesses, processRunning } from '../support/server-process';
 
 /**
@@ -219,38 +219,27 @@ describe('a process killed mid-run', () => {
     });
 
     // The real CLI in its own process, so SIGKILL hits the process that holds the database open.
-    const cli = spawn(process.execPath, ['--import', 'tsx', path.join(APP_ROOT, 'server', 'cli', 'main.ts'), 'run', TASK, '--json'], {
-      cwd: APP_ROOT,
-      env: {
-        ...process.env,
-        OLLAMA_HOST: fake.url,
-        PLANSCOPE_MODEL: 'qwen3:8b',
-        PLANSCOPE_WORKSPACE: workspace,
-        PLANSCOPE_DATA_DIR: dataDir,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const cli = startCli('main', ['run', TASK, '--json'], {
+      OLLAMA_HOST: fake.url,
+      PLANSCOPE_MODEL: 'qwen3:8b',
+      PLANSCOPE_WORKSPACE: workspace,
+      PLANSCOPE_DATA_DIR: dataDir,
     });
-    let output = '';
-    cli.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    cli.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => cli.once('exit', (_code, signal) => resolve(signal)));
-    cleanups.push(() => {
-      if (cli.exitCode === null && cli.signalCode === null) cli.kill('SIGKILL');
-    });
+    cleanups.push(cli.kill);
 
     const dbFile = path.join(dataDir, 'planscope.db');
-    await until(`the CLI's database (${output})`, () => fs.existsSync(dbFile));
+    await until(`the CLI's database (${cli.output()})`, () => fs.existsSync(dbFile));
     const reader = readOnly(dataDir);
     const runId = await until('the run row', () => (reader.prepare('SELECT id FROM runs').get() as { id: string } | undefined)?.id);
     const before = await until('the synthesizer call to start', () => {
       const events = committedEvents(reader, runId);
       return events.some((e) => e.type === 'llm_call_started' && e.label === 'synthesizer') ? events : null;
     });
-    const bridge = childProcesses(cli.pid!).find((p) => p.command.includes('bridge'));
+    const bridge = childProcesses(cli.child.pid!).find((p) => p.command.includes('bridge'));
     expect(bridge, 'the CLI spawned its MCP bridge').toBeDefined();
 
-    cli.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    cli.child.kill('SIGKILL');
+    expect(await cli.exited).toBe('SIGKILL');
     // The bridge is not orphaned: its stdin closed with its parent, and it left.
     await until('the bridge to exit with its parent', () => !processRunning(bridge!.pid));
 
