@@ -1,13 +1,41 @@
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The engine's and the runs' tests again with their harnesses on PostgreSQL
+ * (a database of their own each, on the server of this machine). Left out:
+ * tests that read the SQLite file itself (durability, eval ownership), and
+ * read-ahead's, which time the engine's reads by when events are published
+ * (with a store that commits later, that is after the commit). Their
+ * PostgreSQL counterparts are in test/integration/pg-*.test.ts.
+ */
+const ON_POSTGRES = [
+  'test/integration/engine.test.ts',
+  'test/integration/engine-synthesis-retry.test.ts',
+  'test/integration/strategies.test.ts',
+  'test/integration/general.test.ts',
+  'test/integration/bridge-pool.test.ts',
+  'test/integration/run-stream.test.ts',
+  'test/integration/task-length.test.ts',
+  'test/integration/metrics.test.ts',
+  'test/integration/telemetry.test.ts',
+  'test/integration/eval.test.ts',
+  'test/integration/workspace-roots.test.ts',
+  'test/reliability/model-output.test.ts',
+  'test/reliability/injection.test.ts',
+  'test/reliability/secret-content.test.ts',
+];
+
 export default defineConfig({
   // The `@/` imports of app/ and components/, as tsconfig.json maps them.
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 20000,
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results/vitest.json' },
+    projects: [
+      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'postgres', include: ON_POSTGRES, env: { PLANSCOPE_TEST_STORE: 'postgres' } } },
+    ],
   },
 });

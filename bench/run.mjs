@@ -65,6 +65,7 @@ const MEASUREMENTS = [
   { name: 'tracing', file: 'm-tracing.ts', what: '9. tracing on vs off (OTLP export)', timeoutS: 240 },
   { name: 'peer', file: 'm-peer.ts', what: '4. LangGraph.js peer', timeoutS: 300 },
   { name: 'cold', file: 'm-cold.ts', what: '7. cold start', timeoutS: 240 },
+  { name: 'store', file: 'm-store.ts', what: '10. PostgreSQL store: appends beside SQLite, fan-out across runtimes, runs list with 100,000 runs', timeoutS: 360 },
   { name: 'web', file: 'm-web.ts', what: '6. dashboard at scale, 5. streaming latency', timeoutS: 360 },
 ];
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null;
@@ -82,7 +83,7 @@ process.stderr.write(`planscope bench${quick ? ' (quick: smoke test, figures not
 process.stderr.write(`  ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, node ${process.version}\n`);
 
 await prepareBridge();
-if (selected.some((m) => m.name === 'web')) prepareDashboard();
+if (selected.some((m) => m.name === 'web' || m.name === 'store')) prepareDashboard();
 
 // Quick mode runs three measurements at a time (timings do not matter there); a full run, one at a time.
 const results = [];

@@ -9,7 +9,7 @@ import { RunRow } from './run-row';
 /** Shapes of the HTTP API, shared by the route handlers and the browser. */
 
 /** A run as the run list shows it (`GET /api/runs`): the store's row without the store's own bookkeeping. */
-export const RunSummary = RunRow.omit({ lastSeq: true, ownerPid: true });
+export const RunSummary = RunRow.omit({ lastSeq: true, ownerPid: true, ownerHost: true, ownerStart: true });
 export type RunSummary = z.infer<typeof RunSummary>;
 
 export function toRunSummary(row: RunRow): RunSummary {

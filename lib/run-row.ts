@@ -22,6 +22,13 @@ export const NewRun = z.object({
   profile: PlanProfile.default('file'),
   /** The process running it; a dead owner means the run was interrupted. */
   ownerPid: z.number().int(),
+  /**
+   * Where that process runs (its host name) and the random id it took when it
+   * started: a pid names a process only on its own machine and only for that
+   * process's lifetime. Null on rows recorded before they were.
+   */
+  ownerHost: z.string().nullable().default(null),
+  ownerStart: z.string().nullable().default(null),
 });
 export type NewRun = z.infer<typeof NewRun>;
 /** A new run as callers give it: strategy and profile may be left to their defaults. */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { RunLimits } from '../lib/events';
+import { maskHost } from '../lib/mask';
 import { buildPathPolicy, type PathPolicy } from '../lib/policy';
 import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './mcp/servers-config';
 import { OtelEnv, telemetrySettings, TelemetrySettingsError, type TelemetrySettings } from './telemetry/settings';
@@ -20,6 +21,14 @@ const Env = z.object({
   /** Directories a run's workspace must be (or lie inside), separated by `path.delimiter` as in PATH. */
   PLANSCOPE_WORKSPACE_ROOTS: z.string().trim().min(1).optional(),
   PLANSCOPE_DATA_DIR: z.string().trim().min(1).default('./data'),
+  /** PostgreSQL as the store instead of the SQLite file in PLANSCOPE_DATA_DIR: `postgres://user:password@host:5432/database`. */
+  PLANSCOPE_DATABASE_URL: z.string().trim().min(1).optional(),
+  /** Connections to PostgreSQL a process keeps at most (the LISTEN connection of live streams is one more). */
+  PLANSCOPE_DB_POOL_SIZE: int(1, 200, 10),
+  /** Longest wait for a connection: to be made, or for a free one in a full pool. */
+  PLANSCOPE_DB_CONNECT_TIMEOUT_MS: int(100, 600_000, 5000),
+  /** Longest a statement may run before PostgreSQL cancels it (also bounds waiting for the migration lock at start). */
+  PLANSCOPE_DB_STATEMENT_TIMEOUT_MS: int(100, 3_600_000, 30_000),
   PORT: int(1, 65535, 3000),
   HOSTNAME: z.string().trim().min(1).default('127.0.0.1'),
   PLANSCOPE_TOKEN: z.string().trim().min(8, 'PLANSCOPE_TOKEN must be at least 8 characters').optional(),
@@ -71,6 +80,8 @@ export interface Config {
    */
   workspaceRoots: readonly string[] | null;
   dataDir: string;
+  /** PostgreSQL as the store (`PLANSCOPE_DATABASE_URL`), or null: the SQLite file in `dataDir`. */
+  database: DatabaseSettings | null;
   port: number;
   hostname: string;
   token: string | null;
@@ -107,6 +118,16 @@ export interface Config {
   };
   /** OpenTelemetry export (null parts: not configured, and the SDK is never loaded) and the trace link. */
   telemetry: TelemetrySettings;
+}
+
+/** How to reach PostgreSQL, and the pool's bounds. */
+export interface DatabaseSettings {
+  url: string;
+  /** The URL with its credentials masked: what messages and logs may show. */
+  display: string;
+  poolSize: number;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -152,6 +173,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workspace: path.resolve(appRoot, e.PLANSCOPE_WORKSPACE ?? 'sample-workspace'),
     workspaceRoots: e.PLANSCOPE_WORKSPACE_ROOTS === undefined ? null : parseWorkspaceRoots(e.PLANSCOPE_WORKSPACE_ROOTS, appRoot),
     dataDir: path.resolve(appRoot, e.PLANSCOPE_DATA_DIR),
+    database:
+      e.PLANSCOPE_DATABASE_URL === undefined
+        ? null
+        : {
+            url: checkDatabaseUrl(e.PLANSCOPE_DATABASE_URL),
+            display: maskHost(e.PLANSCOPE_DATABASE_URL),
+            poolSize: e.PLANSCOPE_DB_POOL_SIZE,
+            connectTimeoutMs: e.PLANSCOPE_DB_CONNECT_TIMEOUT_MS,
+            statementTimeoutMs: e.PLANSCOPE_DB_STATEMENT_TIMEOUT_MS,
+          },
     port: e.PORT,
     hostname: e.HOSTNAME,
     token: e.PLANSCOPE_TOKEN ?? null,
@@ -220,6 +251,26 @@ export function parseWorkspaceRoots(raw: string, appRoot: string): string[] {
     if (!roots.includes(real)) roots.push(real);
   }
   return roots;
+}
+
+/**
+ * `PLANSCOPE_DATABASE_URL` must be a PostgreSQL URL; the rest of it (host,
+ * socket, options) is the driver's to read. A mistyped scheme is refused
+ * here, with the credentials masked, rather than at the first connection.
+ */
+function checkDatabaseUrl(raw: string): string {
+  let protocol: string | null = null;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    // Not a URL at all: refused below.
+  }
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
+    throw new ConfigError(
+      `Invalid configuration: PLANSCOPE_DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database), not ${maskHost(raw)}; unset it to keep the SQLite file in PLANSCOPE_DATA_DIR.`,
+    );
+  }
+  return raw;
 }
 
 /** Deny patterns: one a line or separated by commas (no pattern contains either). */

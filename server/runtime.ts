@@ -7,6 +7,7 @@ import { connectToolServers, type ToolDescriptor, type ToolServers } from './mcp
 import { workspaceToolDescriptors, workspaceToolOptions } from './mcp/workspace-tools';
 import { BridgePool } from './runs/bridge-pool';
 import { RunBus } from './runs/bus';
+import { localFeed, NotifiedFeed, type EventFeed } from './runs/feed';
 import { RunRegistry } from './runs/registry';
 import type { EvalStore } from './store/eval-store';
 import type { RunStore } from './store/run-store';
@@ -16,7 +17,10 @@ import { startTelemetry, type Telemetry } from './telemetry';
 export interface Runtime {
   config: Config;
   store: RunStore;
+  /** Events of the runs this process records, as they are committed. */
   bus: RunBus;
+  /** Committed events of any run, wherever it is recorded: what live streams follow. */
+  feed: EventFeed;
   bridges: BridgePool;
   registry: RunRegistry;
   evals: EvalStore;
@@ -28,6 +32,8 @@ export interface Runtime {
    * as `failed` with its reason.
    */
   toolServers: Promise<ToolServers>;
+  /** Settles once the store can be used; rejects with a ConfigError when it cannot (a database that cannot be reached). */
+  ready: Promise<void>;
   /** Settles once runs left unfinished by a process that died are marked interrupted (at start-up). */
   recovered: Promise<void>;
   /** Aborted once the runtime starts closing: long-lived responses (SSE) end instead of holding the server open. */
@@ -37,9 +43,10 @@ export interface Runtime {
 }
 
 export function createRuntime(config: Config): Runtime {
-  const stores = openStores(config.dataDir);
+  const stores = openStores(config);
   const store = stores.runs;
   const bus = new RunBus();
+  const feed = stores.notices ? new NotifiedFeed(bus, store, stores.notices) : localFeed(bus);
   const telemetry = startTelemetry(config, bus, store);
   const bridges = new BridgePool(config);
   const stopping = new AbortController();
@@ -53,22 +60,29 @@ export function createRuntime(config: Config): Runtime {
     workspace: offeredSpecs(await workspaceToolDescriptors(workspaceToolOptions(config))),
     external: asExternalTools(await toolServers),
   }));
-  const recovered = registry.recoverInterrupted().then(
-    () => undefined,
-    (error: unknown) => {
-      process.stderr.write(`planscope: marking interrupted runs failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  const recovered = stores.ready.then(
+    async () => {
+      try {
+        await registry.recoverInterrupted();
+      } catch (error) {
+        process.stderr.write(`planscope: marking interrupted runs failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      }
     },
+    // A store that cannot be used is reported through `ready`.
+    () => undefined,
   );
   let closed: Promise<void> | null = null;
   return {
     config,
     store,
     bus,
+    feed,
     bridges,
     registry,
     evals: stores.evals,
     telemetry,
     toolServers,
+    ready: stores.ready,
     recovered,
     stopping: stopping.signal,
     close() {
@@ -79,12 +93,24 @@ export function createRuntime(config: Config): Runtime {
         // Their spans are complete once they have ended: export them while the store is still open.
         await telemetry.close();
         stopping.abort();
-        await Promise.all([bridges.closeAll(), toolServers.then((servers) => servers.close())]);
+        await Promise.all([bridges.closeAll(), toolServers.then((servers) => servers.close()), feed.close()]);
         await stores.close();
       })();
       return closed;
     },
   };
+}
+
+/** A runtime whose store is ready; when it cannot be (a ConfigError saying why), nothing is left open. */
+export async function openRuntime(config: Config): Promise<Runtime> {
+  const runtime = createRuntime(config);
+  try {
+    await runtime.ready;
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
+  return runtime;
 }
 
 const holder = globalThis as typeof globalThis & { __planscopeRuntime?: Runtime };
@@ -107,15 +133,15 @@ export function getRuntime(): Runtime {
 }
 
 /**
- * `next start`'s instrumentation hook: the runtime, or an exit with the
- * reason. Next only logs a failing register() and goes on listening,
+ * `next start`'s instrumentation hook: the runtime with its store ready, or
+ * an exit with the reason. Next only logs a failing register() and goes on listening,
  * answering every request with a 500 (on 0.0.0.0, for a refused HOSTNAME):
  * a server that cannot run must not listen. Exit 2 for configuration, as
  * the CLI does.
  */
-export function startServerRuntime(): void {
+export async function startServerRuntime(): Promise<void> {
   try {
-    getRuntime();
+    await getRuntime().ready;
   } catch (error) {
     process.stderr.write(`planscope: cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(error instanceof ConfigError ? 2 : 1);

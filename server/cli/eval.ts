@@ -7,7 +7,7 @@ import { appRootOf } from '../app-root';
 import { ConfigError, loadConfig, OFFLINE_MODEL } from '../config';
 import { runSuite, SuiteError } from '../eval/run-suite';
 import { isRequestError } from '../http/request-error';
-import { createRuntime } from '../runtime';
+import { openRuntime } from '../runtime';
 
 const USAGE =
   'usage: npm run eval -- --suite FILE [--model NAME] [--strategy plan-execute|react|both] [--repeat N] [--no-baseline] [--json]';
@@ -52,7 +52,13 @@ async function main(): Promise<number> {
   const model = args.model ?? config.model;
   // The offline baseline is the floor every model is compared against.
   const models = model === OFFLINE_MODEL || args['no-baseline'] ? [model] : [OFFLINE_MODEL, model];
-  const runtime = createRuntime(config);
+  let runtime;
+  try {
+    runtime = await openRuntime(config);
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
   try {
     const { id, items } = await runSuite(runtime, {
       suitePath: path.resolve(args.suite),

@@ -8,7 +8,7 @@ import { appRootOf } from '../app-root';
 import { ConfigError, loadConfig } from '../config';
 import { RequestError } from '../http/request-error';
 import { describeAllowedWorkspaces } from '../runs/workspace';
-import { createRuntime } from '../runtime';
+import { openRuntime } from '../runtime';
 import { progressLine, summaryTable } from './progress';
 import { printable } from './terminal-text';
 
@@ -81,7 +81,7 @@ async function main(): Promise<number> {
 
   let runtime;
   try {
-    runtime = createRuntime(loadConfig(process.env, appRootOf(import.meta.url)));
+    runtime = await openRuntime(loadConfig(process.env, appRootOf(import.meta.url)));
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;

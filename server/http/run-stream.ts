@@ -3,15 +3,16 @@ import type { RunEvent } from '../../lib/events';
 import { isTerminal } from '../../lib/run-state';
 import type { Runtime } from '../runtime';
 
-const POLL_MS = 1000;
 const HEARTBEAT_MS = 15_000;
 
 /**
  * A run's events as Server-Sent Events: replay what is stored after
- * `afterSeq`, then tail new ones. Live events come from the in-process bus;
- * a slow poll of the store also picks up runs written by another process
- * (the CLI). Each event is sent exactly once and in order: a gap is filled
- * from the store before the event that revealed it.
+ * `afterSeq`, then tail new ones. Live events come from the runtime's feed
+ * (the bus for runs recorded here, the database's notices for runs recorded
+ * by other processes where there are any); a poll of the store, as often as
+ * the feed asks, picks up what no one announced (a CLI writing the same
+ * SQLite file). Each event is sent exactly once and in order: a gap is
+ * filled from the store before the event that revealed it.
  *
  * Reads of the store take time, and events keep arriving meanwhile, so the
  * stream does one thing at a time: a catch-up, or a live event (with the gap
@@ -93,10 +94,10 @@ export function runEventStream(runtime: Runtime, runId: string, afterSeq: number
         });
       };
 
-      const poll = setInterval(catchUp, POLL_MS);
+      const poll = setInterval(catchUp, runtime.feed.safetyPollMs);
       const heartbeat = setInterval(() => write(': keep-alive\n\n'), HEARTBEAT_MS);
       cleanups.push(
-        runtime.bus.subscribe(runId, live),
+        runtime.feed.subscribe(runId, live),
         () => clearInterval(poll),
         () => clearInterval(heartbeat),
         runtime.telemetry.metrics.sseClientOpened(),

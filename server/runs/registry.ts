@@ -13,7 +13,8 @@ import type { ExternalTools } from '../engine/tools';
 import { resolveModel } from '../llm/resolve';
 import { workspaceChange } from '../mcp/workspace-identity';
 import { inRunTrace, newRunTraceparent } from '../telemetry/trace-context';
-import { ownerAlive } from '../store/owner';
+import { heldHere, holdHere, ownerAlive, releaseHere, thisProcess } from '../store/owner';
+import { ownerOfRun } from '../store/run-columns';
 import type { RunStore } from '../store/run-store';
 import type { BridgeLease, BridgePool } from './bridge-pool';
 import type { RunBus } from './bus';
@@ -68,6 +69,9 @@ export class RunRegistry {
     const profile = request.profile ?? 'file';
     const id = newRunId();
     const traceparent = this.config.telemetry.traces ? newRunTraceparent() : undefined;
+    const owner = thisProcess();
+    // Held before its row exists: recovery in this process (another runtime) must never take it for an orphan.
+    holdHere('run', id);
     await this.store.createRun({
       id,
       createdAt: Date.now(),
@@ -77,7 +81,9 @@ export class RunRegistry {
       workspace: pinned.path,
       strategy,
       profile,
-      ownerPid: process.pid,
+      ownerPid: owner.pid,
+      ownerHost: owner.host,
+      ownerStart: owner.start,
     });
     const controller = new AbortController();
     const recorder = this.newRecorder(id, emptyRun, controller);
@@ -111,6 +117,13 @@ export class RunRegistry {
     this.live.set(id, live);
     this.queue.push(id);
     this.pump();
+    // With a store that commits later, the id is handed out once the run's first events are stored, as with one that commits at once.
+    try {
+      await recorder.flushed();
+    } catch (error) {
+      // A later event that failed has stopped the run already; one whose first event was not stored cannot be shown at all.
+      if (recorder.committedView.lastSeq === 0) throw error;
+    }
     return { id };
   }
 
@@ -143,23 +156,30 @@ export class RunRegistry {
 
   /**
    * Runs left unfinished by a process that no longer exists are marked
-   * `interrupted`, visibly, with the last thing they reached.
+   * `interrupted`, visibly, with the last thing they reached. Only owners on
+   * this host are judged (server/store/owner.ts): a run another machine
+   * owns is left to it.
    */
   async recoverInterrupted(): Promise<number> {
     let recovered = 0;
     for (const row of await this.store.unfinishedRuns()) {
       // Live here: ours and still going. Another live process (a CLI run): its own.
-      if (ownerAlive(row.ownerPid, this.live.has(row.id))) continue;
+      if (ownerAlive(ownerOfRun(row), this.live.has(row.id) || heldHere('run', row.id))) continue;
       const recorder = this.newRecorder(row.id, foldRun(await this.store.events(row.id)));
       // It may have ended while its events were read.
       if (isTerminal(recorder.view.status)) continue;
-      recorder.emit({
-        type: 'run_finished',
-        status: 'interrupted',
-        error: { code: 'interrupted', message: `The server stopped while this run was in flight; ${lastReached(recorder.view)}.` },
-      });
-      await recorder.flushed();
-      recovered += 1;
+      try {
+        recorder.emit({
+          type: 'run_finished',
+          status: 'interrupted',
+          error: { code: 'interrupted', message: `The server stopped while this run was in flight; ${lastReached(recorder.view)}.` },
+        });
+        await recorder.flushed();
+        recovered += 1;
+      } catch (error) {
+        // Another process starting at the same moment recorded it first (its sequence number is taken); the others still get theirs.
+        process.stderr.write(`planscope: run ${row.id} was not marked interrupted: ${(error as Error).message}\n`);
+      }
     }
     return recovered;
   }
@@ -306,6 +326,7 @@ export class RunRegistry {
     }
     if (running) this.running -= 1;
     this.live.delete(id);
+    releaseHere('run', id);
     live.settle(live.recorder.committedView);
     if (running) this.pump();
   }

@@ -1,4 +1,7 @@
+import type { Config } from '../config';
 import type { EvalStore } from './eval-store';
+import type { CommitNotices } from './notices';
+import { openPgStores } from './pg/stores';
 import type { RunStore } from './run-store';
 import { openDatabase } from './sqlite/db';
 import { SqliteEvalStore } from './sqlite/eval-store';
@@ -8,15 +11,22 @@ import { SqliteRunStore } from './sqlite/run-store';
 export interface Stores {
   runs: RunStore;
   evals: EvalStore;
+  /** Commits other processes announce, where the database can tell (PostgreSQL); null where it cannot (SQLite). */
+  notices: CommitNotices | null;
+  /** Settles once the store can be used; rejects with a ConfigError (saying what to do) when it cannot. */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
-/** Runs and evaluations in one SQLite database under `dataDir`, created and migrated on first open. */
-export function openStores(dataDir: string): Stores {
-  const db = openDatabase(dataDir);
+/** PostgreSQL when `PLANSCOPE_DATABASE_URL` is set; else the SQLite database under `dataDir`, created and migrated on first open. */
+export function openStores(config: Pick<Config, 'dataDir' | 'database'>): Stores {
+  if (config.database) return openPgStores(config.database);
+  const db = openDatabase(config.dataDir);
   return {
     runs: new SqliteRunStore(db),
     evals: new SqliteEvalStore(db),
+    notices: null,
+    ready: Promise.resolve(),
     async close() {
       db.close();
     },

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SSE_END } from '../../lib/api';
 import { type RunEvent, type NewRunEvent } from '../../lib/events';
 import { emptyRun } from '../../lib/run-state';
 import { loadConfig } from '../../server/config';
@@ -9,6 +8,7 @@ import { RunRecorder } from '../../server/runs/recorder';
 import type { RunStore } from '../../server/store/run-store';
 import type { Runtime } from '../../server/runtime';
 import { APP_ROOT, startHarness, type Harness } from '../support/harness';
+import { readRunStream } from '../support/sse';
 
 /**
  * `GET /api/runs/:id/events` over a store whose reads take time: every event
@@ -66,25 +66,6 @@ async function recordedRun(runtime: Runtime, publish: (e: RunEvent) => boolean =
   return { id, recorder: new RunRecorder(id, runtime.store, (e) => publish(e) && runtime.bus.publish(id, e), emptyRun) };
 }
 
-/** Reads the stream to its end (bounded): the ids of the run events, and whether it said `end`. */
-async function readAll(stream: ReadableStream<Uint8Array>): Promise<{ ids: number[]; ended: boolean }> {
-  const reader = stream.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const next = await Promise.race([reader.read(), sleep(Math.max(0, deadline - Date.now())).then(() => null)]);
-    if (next === null) {
-      await reader.cancel();
-      break;
-    }
-    if (next.done) break;
-    text += decoder.decode(next.value);
-  }
-  const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
-  return { ids, ended: text.includes(`event: ${SSE_END}\n`) };
-}
-
 const upTo = (n: number, from = 1) => Array.from({ length: n - from + 1 }, (_, i) => from + i);
 
 describe('the run event stream, with store reads slower than events', () => {
@@ -94,7 +75,7 @@ describe('the run event stream, with store reads slower than events', () => {
     const { id, recorder } = await recordedRun(h.runtime);
     recorder.emit(CREATED);
     for (const event of STEPS.slice(0, 3)) recorder.emit(event);
-    const reading = readAll(runEventStream(runtime, id, 1, new AbortController().signal));
+    const reading = readRunStream(runEventStream(runtime, id, 1, new AbortController().signal));
     // While the replay is still reading, the rest arrives live.
     for (const event of STEPS.slice(3)) recorder.emit(event);
     expect(await reading).toEqual({ ids: upTo(STEPS.length + 1, 2), ended: true });
@@ -105,7 +86,7 @@ describe('the run event stream, with store reads slower than events', () => {
     const { runtime, mostReads } = withSlowReads(h.runtime);
     // Only every third event reaches the bus (as when a listener joins late or events come from another process).
     const { id, recorder } = await recordedRun(h.runtime, (e) => e.seq % 3 === 0 || e.type === 'run_finished');
-    const reading = readAll(runEventStream(runtime, id, 0, new AbortController().signal));
+    const reading = readRunStream(runEventStream(runtime, id, 0, new AbortController().signal));
     recorder.emit(CREATED);
     for (const event of STEPS) {
       recorder.emit(event);
@@ -121,6 +102,6 @@ describe('the run event stream, with store reads slower than events', () => {
     const { id, recorder } = await recordedRun(h.runtime, () => false);
     recorder.emit(CREATED);
     for (const event of STEPS) recorder.emit(event);
-    expect(await readAll(runEventStream(withSlowReads(h.runtime).runtime, id, 0, new AbortController().signal))).toEqual({ ids: upTo(STEPS.length + 1), ended: true });
+    expect(await readRunStream(runEventStream(withSlowReads(h.runtime).runtime, id, 0, new AbortController().signal))).toEqual({ ids: upTo(STEPS.length + 1), ended: true });
   });
 });

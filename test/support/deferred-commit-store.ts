@@ -3,6 +3,7 @@ import type { RunEvent } from '../../lib/events';
 import type { NewRunInput } from '../../lib/run-row';
 import type { RunState } from '../../lib/run-state';
 import type { PendingArtifact } from '../../server/store/artifact';
+import { RunCommitOrder } from '../../server/store/commit-order';
 import type { ListRunsOptions, RunStore } from '../../server/store/run-store';
 
 /**
@@ -12,7 +13,7 @@ import type { ListRunsOptions, RunStore } from '../../server/store/run-store';
  * contract's paths for such stores without one.
  */
 export class DeferredCommits implements RunStore {
-  private readonly runs = new Map<string, { tail: Promise<void>; pending: number; failure: Error | null }>();
+  private readonly order = new RunCommitOrder();
 
   constructor(private readonly inner: RunStore) {}
 
@@ -21,27 +22,10 @@ export class DeferredCommits implements RunStore {
   }
 
   append(runId: string, event: RunEvent, state: RunState, artifacts: readonly PendingArtifact[] = []): Promise<void> {
-    const run = this.runs.get(runId) ?? { tail: Promise.resolve(), pending: 0, failure: null };
-    this.runs.set(runId, run);
-    run.pending += 1;
-    const commit = run.tail.then(async () => {
+    return this.order.next(runId, event.seq, async () => {
       await nextTurn();
-      // Appends made while an earlier one was failing are not committed either.
-      if (run.failure) throw new Error(`event ${event.seq} was not committed: an earlier event was not (${run.failure.message})`);
-      try {
-        await this.inner.append(runId, event, state, artifacts);
-      } catch (error) {
-        run.failure = error instanceof Error ? error : new Error(String(error));
-        throw error;
-      }
+      await this.inner.append(runId, event, state, artifacts);
     });
-    run.tail = commit
-      .catch(() => {})
-      .finally(() => {
-        run.pending -= 1;
-        if (run.pending === 0) run.failure = null;
-      });
-    return commit;
   }
 
   events(runId: string, afterSeq?: number, limit?: number) {

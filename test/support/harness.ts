@@ -10,6 +10,7 @@ import type { WorkspaceBridge } from '../../server/mcp/types';
 import { resolveWorkspace } from '../../server/runs/workspace';
 import { createRuntime, type Runtime } from '../../server/runtime';
 import { startFakeOllama, type FakeOllama, type FakeScript } from './fake-ollama';
+import { createTestDatabase, type TestDatabase } from './postgres';
 
 export const APP_ROOT = path.resolve(import.meta.dirname, '../..');
 export const SAMPLE_WORKSPACE = path.join(APP_ROOT, 'sample-workspace');
@@ -21,6 +22,8 @@ export interface Harness {
   fake: FakeOllama;
   workspace: string;
   dataDir: string;
+  /** The PostgreSQL database the runtime stores into, or null: the SQLite file in `dataDir`. */
+  database: TestDatabase | null;
   run(task: string, options?: RunOptions): Promise<RunOutcome>;
   close(): Promise<void>;
 }
@@ -48,29 +51,47 @@ export function copyWorkspace(): string {
 }
 
 /**
- * A real runtime (SQLite file, MCP bridge over stdio, ollama client) against
- * a fake Ollama HTTP server, in temporary folders.
+ * The store harnesses use: the SQLite file, or PostgreSQL with
+ * `PLANSCOPE_TEST_STORE=postgres` (the vitest project `postgres` runs the
+ * engine's tests that way), a database of its own per harness.
+ */
+export const HARNESS_ON_POSTGRES = process.env.PLANSCOPE_TEST_STORE === 'postgres';
+
+/**
+ * A real runtime (SQLite file or PostgreSQL database, MCP bridge over
+ * stdio, ollama client) against a fake Ollama HTTP server, in temporary
+ * folders.
  */
 export async function startHarness(script: FakeScript = {}, env: Record<string, string> = {}): Promise<Harness> {
   const fake = await startFakeOllama(script);
   const workspace = copyWorkspace();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-data-'));
+  const database = HARNESS_ON_POSTGRES && env.PLANSCOPE_DATABASE_URL === undefined ? await createTestDatabase() : null;
   const config = loadConfig(
     {
       OLLAMA_HOST: fake.url,
       PLANSCOPE_MODEL: 'qwen3:8b',
       PLANSCOPE_WORKSPACE: workspace,
       PLANSCOPE_DATA_DIR: dataDir,
+      ...(database && { PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4' }),
       ...env,
     },
     APP_ROOT,
   );
   const runtime = createRuntime(config);
+  try {
+    await runtime.ready;
+  } catch (error) {
+    await runtime.close();
+    await database?.drop();
+    throw error;
+  }
   return {
     runtime,
     fake,
     workspace,
     dataDir,
+    database,
     async run(task, options = {}) {
       const { id } = await runtime.registry.start({ task, model: options.model, maxRounds: options.maxRounds, strategy: options.strategy, profile: options.profile });
       const unsubscribe = options.onEvent ? runtime.bus.subscribe(id, options.onEvent) : () => {};
@@ -82,6 +103,7 @@ export async function startHarness(script: FakeScript = {}, env: Record<string, 
     async close() {
       await runtime.close();
       await fake.close();
+      await database?.drop();
       fs.rmSync(workspace, { recursive: true, force: true });
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
@@ -105,10 +127,10 @@ export async function workspaceBridge(h: Pick<Harness, 'runtime' | 'workspace'>)
 }
 
 /** Polls until `probe` gives something truthy, for at most `waitMs`; never asserts how long it took. */
-export async function until<T>(what: string, probe: () => T | null | undefined | false, waitMs = 15_000): Promise<T> {
+export async function until<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, waitMs = 15_000): Promise<T> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${waitMs} ms waiting for ${what}`);
     await sleep(25);

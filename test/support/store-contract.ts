@@ -34,7 +34,18 @@ const CONFIG_TEXT = "export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434'
 const CONFIG_SHA = createHash('sha256').update(CONFIG_TEXT).digest('hex');
 
 function newRun(id: string, overrides: Partial<NewRunInput> = {}): NewRunInput {
-  return { id, createdAt: 1_700_000_000_000, task: TASK, model: 'qwen3:8b', baseline: false, workspace: '/ws', ownerPid: 4242, ...overrides };
+  return {
+    id,
+    createdAt: 1_700_000_000_000,
+    task: TASK,
+    model: 'qwen3:8b',
+    baseline: false,
+    workspace: '/ws',
+    ownerPid: 4242,
+    ownerHost: 'box-a',
+    ownerStart: 'start-a',
+    ...overrides,
+  };
 }
 
 /** A whole run as the engine records it: two model calls with token counts, one read, an answer. */
@@ -163,6 +174,10 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         });
         await runs.createRun(newRun('r2', { strategy: 'react', profile: 'general', baseline: true, model: 'offline' }));
         expect(await runs.getRun('r2')).toMatchObject({ strategy: 'react', profile: 'general', baseline: true, model: 'offline' });
+        // An owner recorded by pid alone, as before hosts and start ids were.
+        const { ownerHost: _host, ownerStart: _start, ...pidOnly } = newRun('r3');
+        await runs.createRun(pidOnly);
+        expect(await runs.getRun('r3')).toMatchObject({ ownerPid: 4242, ownerHost: null, ownerStart: null });
         expect(await runs.getRun('missing')).toBeNull();
         expect(await runs.events('r1')).toEqual([]);
       });
@@ -223,6 +238,49 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         expect(await runs.events('r1')).toEqual([created, started]);
         expect(await runs.getRun('r1')).toMatchObject({ status: 'running', lastSeq: 2 });
         expect(await runs.getArtifact('r1', artifact.name)).toMatchObject({ content: 'the prompt' });
+      });
+
+      it('commits the appends of several runs made at once, each run\'s in order', async () => {
+        const ids = ['r1', 'r2', 'r3'];
+        for (const id of ids) await runs.createRun(newRun(id));
+        const events = stamped(wholeRun());
+        const states = new Map(ids.map((id) => [id, emptyRun]));
+        const appended: (void | Promise<void>)[] = [];
+        for (const event of events) {
+          for (const id of ids) {
+            const state = applyEvent(states.get(id)!, event);
+            states.set(id, state);
+            appended.push(runs.append(id, event, state, [prepareArtifact(`${id}-${event.seq}.txt`, `${id} ${event.seq}`)]));
+          }
+        }
+        await Promise.all(appended);
+        for (const id of ids) {
+          expect(await runs.events(id)).toEqual(events);
+          expect(await runs.getRun(id)).toMatchObject(runProgressOf(states.get(id)!));
+          expect(await runs.listArtifacts(id)).toHaveLength(events.length);
+        }
+      });
+
+      it('commits none of the appends made while one that fails is pending', async () => {
+        await runs.createRun(newRun('r1'));
+        const [created, started, planning] = stamped(wholeRun());
+        const afterCreated = await appendAll(runs, 'r1', [created!]);
+        const undo = await fixture.failRowUpdate('r1', 2);
+        cleanups.push(undo);
+        const afterStarted = applyEvent(afterCreated, started!);
+        let second: void | Promise<void>;
+        try {
+          second = runs.append('r1', started!, afterStarted);
+        } catch {
+          // Committed at once: the caller learns of the failure before it can append more.
+          expect(await runs.events('r1')).toEqual([created]);
+          return;
+        }
+        const third = appendOutcome(() => runs.append('r1', planning!, applyEvent(afterStarted, planning!)));
+        expect(await appendOutcome(() => second)).not.toBeNull();
+        expect(await third).not.toBeNull();
+        expect(await runs.events('r1')).toEqual([created]);
+        expect(await runs.getRun('r1')).toMatchObject({ lastSeq: 1 });
       });
 
       it('shows another connection exactly what was committed', async () => {
@@ -396,6 +454,14 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         expect((await runs.listRuns({ limit: 10, task: 'Other task' })).map((r) => r.id)).toEqual(['d', 'b']);
         expect((await runs.listRuns({ limit: 10, task: 'other task' })).map((r) => r.id)).toEqual([]);
         expect((await runs.listRuns({ limit: 10, task: TASK, before: { createdAt: 3000, id: 'c' } })).map((r) => r.id)).toEqual(['a']);
+      });
+
+      it('finds the runs of a task longer than an index entry can hold', async () => {
+        const long = `${'Explain every configuration option, one by one. '.repeat(400)}`;
+        await runs.createRun(newRun('long-1', { createdAt: 1000, task: long }));
+        await runs.createRun(newRun('long-2', { createdAt: 2000, task: `${long}!` }));
+        await runs.createRun(newRun('long-3', { createdAt: 3000, task: long }));
+        expect((await runs.listRuns({ limit: 10, task: long })).map((r) => r.id)).toEqual(['long-3', 'long-1']);
       });
 
       it('finds the runs no terminal event has finished, for recovery', async () => {

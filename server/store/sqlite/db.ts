@@ -65,6 +65,12 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE evals ADD COLUMN owner_pid INTEGER;
    ALTER TABLE evals ADD COLUMN error_code TEXT;
    ALTER TABLE evals ADD COLUMN error_message TEXT;`,
+  // An owner is its host, pid and a start id taken once per process: a pid alone names a process
+  // only on its own machine, and only while it lives. Null for rows recorded before.
+  `ALTER TABLE runs ADD COLUMN owner_host TEXT;
+   ALTER TABLE runs ADD COLUMN owner_start TEXT;
+   ALTER TABLE evals ADD COLUMN owner_host TEXT;
+   ALTER TABLE evals ADD COLUMN owner_start TEXT;`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {

@@ -1,43 +1,19 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { RunEvent } from '../../../lib/events';
-import { NewRun, RunProgress, RunRow, runProgressOf, type NewRunInput } from '../../../lib/run-row';
+import { NewRun, RunRow, runProgressOf, type NewRunInput } from '../../../lib/run-row';
 import type { RunState } from '../../../lib/run-state';
 import type { PendingArtifact } from '../artifact';
+import { headText, toArtifact, type StoredArtifact } from '../artifact-rows';
+import { NEW_RUN_FIELDS, PROGRESS_FIELDS, RUN_COLUMNS, SELECT_RUN } from '../run-columns';
 import type { Artifact, ListRunsOptions, RunStore } from '../run-store';
-
-/** Each field of a run's row and the column that holds it: the one place the two names meet. */
-const RUN_COLUMNS = {
-  id: 'id',
-  createdAt: 'created_at',
-  task: 'task',
-  model: 'model',
-  baseline: 'baseline',
-  workspace: 'workspace',
-  strategy: 'strategy',
-  profile: 'profile',
-  ownerPid: 'owner_pid',
-  status: 'status',
-  attempts: 'attempts',
-  finishedAt: 'finished_at',
-  promptTokens: 'prompt_tokens',
-  evalTokens: 'eval_tokens',
-  errorCode: 'error_code',
-  lastSeq: 'last_seq',
-} as const satisfies Record<keyof RunRow, string>;
 
 /** A row as SQLite gives it back (under the row's own field names): a boolean is stored as 0 or 1. */
 const StoredRunRow = RunRow.extend({ baseline: z.union([z.literal(0), z.literal(1)]).transform((stored) => stored === 1) });
 
-const SELECT_RUN = `SELECT ${Object.entries(RUN_COLUMNS)
-  .map(([field, column]) => `${column} AS "${field}"`)
-  .join(', ')} FROM runs`;
-const NEW_RUN_FIELDS = NewRun.keyof().options;
 const INSERT_RUN = `INSERT INTO runs (${NEW_RUN_FIELDS.map((f) => RUN_COLUMNS[f]).join(', ')}, status)
   VALUES (${NEW_RUN_FIELDS.map((f) => `@${f}`).join(', ')}, 'queued')`;
-const UPDATE_PROGRESS = `UPDATE runs SET ${RunProgress.keyof()
-  .options.map((f) => `${RUN_COLUMNS[f]} = @${f}`)
-  .join(', ')} WHERE id = @runId`;
+const UPDATE_PROGRESS = `UPDATE runs SET ${PROGRESS_FIELDS.map((f) => `${RUN_COLUMNS[f]} = @${f}`).join(', ')} WHERE id = @runId`;
 
 /**
  * The run store on SQLite (better-sqlite3, synchronous): an append has
@@ -134,18 +110,7 @@ export class SqliteRunStore implements RunStore {
       .prepare('SELECT bytes, substr(content, 1, ?) AS head FROM artifacts WHERE run_id = ? AND name = ?')
       .get(maxBytes, runId, name) as { bytes: number; head: Buffer } | undefined;
     if (!row) return null;
-    return { text: new TextDecoder('utf-8').decode(row.head, { stream: true }), bytes: row.bytes };
+    return { text: headText(row.head), bytes: row.bytes };
   }
 }
 
-interface StoredArtifact {
-  name: string;
-  media_type: string;
-  bytes: number;
-  sha256: string;
-  content: Buffer;
-}
-
-function toArtifact(row: StoredArtifact): Artifact {
-  return { name: row.name, mediaType: row.media_type, bytes: row.bytes, sha256: row.sha256, content: row.content.toString('utf8') };
-}

@@ -31,6 +31,8 @@ const ROW: RunRow = {
   strategy: 'plan-execute',
   profile: 'file',
   ownerPid: 42,
+  ownerHost: 'box',
+  ownerStart: 'start-id',
   status: 'running',
   attempts: 1,
   finishedAt: null,
@@ -66,9 +68,10 @@ describe('runProgressOf: the row is a cache of the fold', () => {
 
 describe('the API summary is derived from the row', () => {
   it('is the row without the store bookkeeping (owner process, last sequence number)', () => {
-    const { ownerPid: _ownerPid, lastSeq: _lastSeq, ...expected } = ROW;
+    const { ownerPid: _ownerPid, ownerHost: _ownerHost, ownerStart: _ownerStart, lastSeq: _lastSeq, ...expected } = ROW;
+    const bookkeeping = ['ownerPid', 'ownerHost', 'ownerStart', 'lastSeq'];
     expect(toRunSummary(ROW)).toEqual(expected);
-    expect(Object.keys(RunSummary.shape).sort()).toEqual(Object.keys(RunRow.shape).filter((k) => k !== 'ownerPid' && k !== 'lastSeq').sort());
-    expect(RunList.parse({ runs: [toRunSummary(ROW)], nextCursor: null }).runs[0]).not.toHaveProperty('ownerPid');
+    expect(Object.keys(RunSummary.shape).sort()).toEqual(Object.keys(RunRow.shape).filter((k) => !bookkeeping.includes(k)).sort());
+    for (const field of bookkeeping) expect(RunList.parse({ runs: [toRunSummary(ROW)], nextCursor: null }).runs[0]).not.toHaveProperty(field);
   });
 });

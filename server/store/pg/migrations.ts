@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import { ConfigError } from '../../config';
+
+/**
+ * The schema, as the steps that build it, applied in order at start. Append
+ * new steps; never edit one that has shipped: each is recorded with its
+ * checksum, and a database that was migrated by a different text of a step
+ * is refused rather than silently left different.
+ *
+ * Ids and names that lists are ordered by are `COLLATE "C"`: ordered by
+ * their bytes, as SQLite orders them, whatever the database's locale.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE runs (
+     id TEXT COLLATE "C" PRIMARY KEY,
+     created_at BIGINT NOT NULL,
+     task TEXT NOT NULL,
+     model TEXT NOT NULL,
+     baseline BOOLEAN NOT NULL,
+     workspace TEXT NOT NULL,
+     strategy TEXT NOT NULL,
+     profile TEXT NOT NULL,
+     status TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     finished_at BIGINT,
+     prompt_tokens BIGINT NOT NULL DEFAULT 0,
+     eval_tokens BIGINT NOT NULL DEFAULT 0,
+     error_code TEXT,
+     last_seq INTEGER NOT NULL DEFAULT 0,
+     -- The process working on the run: its host, its pid there, and the id it took at start.
+     owner_host TEXT,
+     owner_pid INTEGER NOT NULL,
+     owner_start TEXT
+   );
+   -- The run list, newest first, paged by (created_at, id).
+   CREATE INDEX runs_by_created ON runs (created_at DESC, id DESC);
+   -- Runs of one exact task: a hash index, since a task may be longer than a b-tree entry can hold.
+   CREATE INDEX runs_by_task ON runs USING hash (task);
+   -- Recovery's question: which runs are not finished.
+   CREATE INDEX runs_unfinished ON runs (id) WHERE status IN ('queued', 'running');
+   CREATE TABLE events (
+     run_id TEXT COLLATE "C" NOT NULL REFERENCES runs (id),
+     seq INTEGER NOT NULL,
+     at BIGINT NOT NULL,
+     type TEXT NOT NULL,
+     -- The event as JSON text, exactly as written (jsonb would refuse the NUL character a model may produce).
+     body TEXT NOT NULL,
+     PRIMARY KEY (run_id, seq)
+   );
+   CREATE TABLE artifacts (
+     run_id TEXT COLLATE "C" NOT NULL REFERENCES runs (id),
+     name TEXT COLLATE "C" NOT NULL,
+     media_type TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     sha256 TEXT NOT NULL,
+     content BYTEA NOT NULL,
+     PRIMARY KEY (run_id, name)
+   );
+   CREATE TABLE evals (
+     id TEXT COLLATE "C" PRIMARY KEY,
+     created_at BIGINT NOT NULL,
+     suite TEXT NOT NULL,
+     settings TEXT NOT NULL,
+     status TEXT NOT NULL,
+     finished_at BIGINT,
+     owner_host TEXT,
+     owner_pid INTEGER,
+     owner_start TEXT,
+     error_code TEXT,
+     error_message TEXT
+   );
+   CREATE INDEX evals_by_created ON evals (created_at DESC, id DESC);
+   CREATE TABLE eval_items (
+     eval_id TEXT COLLATE "C" NOT NULL REFERENCES evals (id),
+     seq INTEGER NOT NULL,
+     body TEXT NOT NULL,
+     PRIMARY KEY (eval_id, seq)
+   );`,
+];
+
+/** An arbitrary key that only planscope's migrations lock. */
+const MIGRATION_LOCK = 7_100_203_016;
+
+const checksum = (sql: string) => createHash('sha256').update(sql).digest('hex');
+
+/**
+ * Brings the database to the latest schema in one transaction, under a
+ * transaction-scoped advisory lock: processes starting at once wait for
+ * each other (bounded by the statement timeout), and the one that comes
+ * second finds the work done. A database migrated further than these steps
+ * (a newer planscope ran on it) is refused, not written to.
+ */
+export async function migrate(pool: pg.Pool, migrations: readonly string[] = MIGRATIONS): Promise<void> {
+  const client = await pool.connect();
+  let failed = false;
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(`CREATE TABLE IF NOT EXISTS planscope_migrations (
+      version INTEGER PRIMARY KEY,
+      checksum TEXT NOT NULL,
+      applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`);
+    const { rows } = await client.query<{ version: number; checksum: string }>('SELECT version, checksum FROM planscope_migrations ORDER BY version');
+    for (const row of rows) {
+      const sql = migrations[row.version - 1];
+      if (sql === undefined) {
+        throw new ConfigError(
+          `The database's schema is at version ${rows.at(-1)!.version}, newer than this planscope knows (${migrations.length}): a newer planscope migrated it. Run that version, or restore a backup taken before the upgrade.`,
+        );
+      }
+      if (checksum(sql) !== row.checksum) {
+        throw new ConfigError(`The database was migrated by a different step ${row.version} than this planscope ships: the schema may differ from what it expects. Restore it, or migrate it with the release that created it.`);
+      }
+    }
+    for (let version = rows.length + 1; version <= migrations.length; version++) {
+      const sql = migrations[version - 1]!;
+      await client.query(sql);
+      await client.query('INSERT INTO planscope_migrations (version, checksum) VALUES ($1, $2)', [version, checksum(sql)]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    failed = true;
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    // A connection a failure went through is closed, not handed to the next caller.
+    client.release(failed);
+  }
+}

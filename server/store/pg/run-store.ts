@@ -1,0 +1,132 @@
+import { RunEvent } from '../../../lib/events';
+import { NewRun, RunRow, runProgressOf, type NewRunInput } from '../../../lib/run-row';
+import type { RunState } from '../../../lib/run-state';
+import type { PendingArtifact } from '../artifact';
+import { headText, lastByName, toArtifact, type StoredArtifact } from '../artifact-rows';
+import { RunCommitOrder } from '../commit-order';
+import { NEW_RUN_FIELDS, PROGRESS_FIELDS, RUN_COLUMNS, SELECT_RUN } from '../run-columns';
+import type { Artifact, ListRunsOptions, RunStore } from '../run-store';
+import type { PgDatabase } from './database';
+import { NOTICE_CHANNEL, noticePayload } from './notices';
+
+const INSERT_RUN = `INSERT INTO runs (${NEW_RUN_FIELDS.map((f) => RUN_COLUMNS[f]).join(', ')}, status)
+  VALUES (${NEW_RUN_FIELDS.map((_, i) => `$${i + 1}`).join(', ')}, 'queued')`;
+
+/** Parameters of an append before its artifacts': the event, the row's progress, the notice. */
+const EVENT_PARAMS = 5;
+const NOTICE_PARAM = EVENT_PARAMS + PROGRESS_FIELDS.length + 1;
+const ARTIFACT_COLUMNS = ['name', 'media_type', 'bytes', 'sha256', 'content'] as const;
+
+/**
+ * One append as ONE statement: the event, the row's progress and the
+ * artifacts, each a data-modifying part of the same statement, so they
+ * commit together or not at all, in a single round trip; and the notice
+ * that tells other processes, which PostgreSQL delivers only once (and if)
+ * it commits.
+ */
+function appendStatement(artifactCount: number): string {
+  const progress = PROGRESS_FIELDS.map((f, i) => `${RUN_COLUMNS[f]} = $${EVENT_PARAMS + i + 1}`).join(', ');
+  const parts = [
+    `event AS (INSERT INTO events (run_id, seq, at, type, body) VALUES ($1, $2, $3, $4, $5))`,
+    `progress AS (UPDATE runs SET ${progress} WHERE id = $1)`,
+  ];
+  if (artifactCount > 0) {
+    const rows = Array.from({ length: artifactCount }, (_, a) => {
+      const first = NOTICE_PARAM + a * ARTIFACT_COLUMNS.length + 1;
+      return `($1, ${ARTIFACT_COLUMNS.map((_, c) => `$${first + c}`).join(', ')})`;
+    });
+    // A name written again replaces what it held.
+    parts.push(
+      `artifact AS (INSERT INTO artifacts (run_id, ${ARTIFACT_COLUMNS.join(', ')}) VALUES ${rows.join(', ')}
+       ON CONFLICT (run_id, name) DO UPDATE SET ${ARTIFACT_COLUMNS.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')})`,
+    );
+  }
+  return `WITH ${parts.join(',\n')}\nSELECT pg_notify('${NOTICE_CHANNEL}', $${NOTICE_PARAM})`;
+}
+
+/**
+ * The run store on PostgreSQL. An append returns a promise that settles
+ * once its statement has committed; a run's appends are sent one after
+ * another in the order they were made (different runs' at once, up to the
+ * pool's size), and once one fails, none made after it is committed.
+ */
+export class PgRunStore implements RunStore {
+  private readonly order = new RunCommitOrder();
+
+  /** `origin` names this store in its notices, so that its own process does not read back what it has just written. */
+  constructor(
+    private readonly db: PgDatabase,
+    private readonly origin: string,
+  ) {}
+
+  async createRun(run: NewRunInput): Promise<void> {
+    const row = NewRun.parse(run);
+    await this.db.query(INSERT_RUN, NEW_RUN_FIELDS.map((f) => row[f]));
+  }
+
+  append(runId: string, event: RunEvent, state: RunState, artifacts: readonly PendingArtifact[] = []): Promise<void> {
+    const progress = runProgressOf(state);
+    const written = lastByName(artifacts);
+    const values: unknown[] = [
+      runId,
+      event.seq,
+      event.at,
+      event.type,
+      JSON.stringify(event),
+      ...PROGRESS_FIELDS.map((f) => progress[f]),
+      noticePayload(runId, event.seq, this.origin),
+      ...written.flatMap((a) => [a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer]),
+    ];
+    return this.order.next(runId, event.seq, async () => {
+      await this.db.query(appendStatement(written.length), values);
+    });
+  }
+
+  async events(runId: string, afterSeq = 0, limit = 100_000): Promise<RunEvent[]> {
+    const rows = await this.db.query<{ body: string }>('SELECT body FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, afterSeq, limit]);
+    return rows.map((r) => RunEvent.parse(JSON.parse(r.body)));
+  }
+
+  async getRun(id: string): Promise<RunRow | null> {
+    const [row] = await this.db.query(`${SELECT_RUN} WHERE id = $1`, [id]);
+    return row === undefined ? null : RunRow.parse(row);
+  }
+
+  async listRuns(options: ListRunsOptions): Promise<RunRow[]> {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (options.before) {
+      params.push(options.before.createdAt, options.before.id);
+      where.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);
+    }
+    if (options.task !== undefined) {
+      params.push(options.task);
+      where.push(`task = $${params.length}`);
+    }
+    params.push(options.limit);
+    const sql = `${SELECT_RUN} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`;
+    return (await this.db.query(sql, params)).map((row) => RunRow.parse(row));
+  }
+
+  async unfinishedRuns(): Promise<RunRow[]> {
+    return (await this.db.query(`${SELECT_RUN} WHERE status IN ('queued', 'running')`)).map((row) => RunRow.parse(row));
+  }
+
+  async listArtifacts(runId: string): Promise<Artifact[]> {
+    const rows = await this.db.query<StoredArtifact>('SELECT name, media_type, bytes, sha256, content FROM artifacts WHERE run_id = $1 ORDER BY name', [runId]);
+    return rows.map(toArtifact);
+  }
+
+  async getArtifact(runId: string, name: string): Promise<Artifact | null> {
+    const [row] = await this.db.query<StoredArtifact>('SELECT name, media_type, bytes, sha256, content FROM artifacts WHERE run_id = $1 AND name = $2', [runId, name]);
+    return row ? toArtifact(row) : null;
+  }
+
+  async artifactHead(runId: string, name: string, maxBytes: number): Promise<{ text: string; bytes: number } | null> {
+    const [row] = await this.db.query<{ bytes: number; head: Buffer }>(
+      'SELECT bytes, substring(content FROM 1 FOR $3) AS head FROM artifacts WHERE run_id = $1 AND name = $2',
+      [runId, name, maxBytes],
+    );
+    return row ? { text: headText(row.head), bytes: row.bytes } : null;
+  }
+}

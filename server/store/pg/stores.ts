@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import type { DatabaseSettings } from '../../config';
+import { PgDatabase } from './database';
+import { PgEvalStore } from './eval-store';
+import { PgCommitNotices } from './notices';
+import { PgRunStore } from './run-store';
+
+/**
+ * Runs and evaluations in PostgreSQL: a bounded pool, the schema migrated
+ * at start, and the process's LISTEN connection for commits announced by
+ * other processes. Returned at once; `ready` settles when the database was
+ * reached and migrated, and every query waits for it.
+ */
+export function openPgStores(settings: DatabaseSettings) {
+  const db = new PgDatabase(settings);
+  // Each opened store is its own origin: two runtimes in one process hear each other's commits.
+  const origin = randomUUID();
+  const notices = new PgCommitNotices(settings, origin, db.ready);
+  let closed: Promise<void> | null = null;
+  return {
+    runs: new PgRunStore(db, origin),
+    evals: new PgEvalStore(db),
+    notices,
+    ready: db.ready,
+    /** Idempotent. */
+    close() {
+      closed ??= notices.close().then(() => db.close());
+      return closed;
+    },
+  };
+}

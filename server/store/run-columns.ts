@@ -1,0 +1,40 @@
+import { NewRun, RunProgress, type RunRow } from '../../lib/run-row';
+import type { Owner } from './owner';
+
+/** Each field of a run's row and the column that holds it, in every store: the one place the two names meet. */
+export const RUN_COLUMNS = {
+  id: 'id',
+  createdAt: 'created_at',
+  task: 'task',
+  model: 'model',
+  baseline: 'baseline',
+  workspace: 'workspace',
+  strategy: 'strategy',
+  profile: 'profile',
+  ownerPid: 'owner_pid',
+  ownerHost: 'owner_host',
+  ownerStart: 'owner_start',
+  status: 'status',
+  attempts: 'attempts',
+  finishedAt: 'finished_at',
+  promptTokens: 'prompt_tokens',
+  evalTokens: 'eval_tokens',
+  errorCode: 'error_code',
+  lastSeq: 'last_seq',
+} as const satisfies Record<keyof RunRow, string>;
+
+/** A whole row, under the row's own field names. */
+export const SELECT_RUN = `SELECT ${Object.entries(RUN_COLUMNS)
+  .map(([field, column]) => `${column} AS "${field}"`)
+  .join(', ')} FROM runs`;
+
+/** What creating a run writes, in order. */
+export const NEW_RUN_FIELDS = NewRun.keyof().options;
+
+/** What every append rewrites, in order: the row's cache of the fold. */
+export const PROGRESS_FIELDS = RunProgress.keyof().options;
+
+/** The process a row says is working on the run. */
+export function ownerOfRun(row: Pick<RunRow, 'ownerHost' | 'ownerPid' | 'ownerStart'>): Owner {
+  return { host: row.ownerHost, pid: row.ownerPid, start: row.ownerStart };
+}
