@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlanProfile, RunEvent, Strategy } from '../../lib/events';
 import { RunResult, toResult } from '../../lib/result';
@@ -76,8 +77,7 @@ export async function startHarness(script: FakeScript = {}, env: Record<string, 
       const unsubscribe = options.onEvent ? runtime.bus.subscribe(id, options.onEvent) : () => {};
       const view = await runtime.registry.waitFor(id);
       unsubscribe();
-      // Every Result a test run produces is also held to the Result's schema.
-      return { id, view, result: RunResult.parse(toResult(id, view)), events: await runtime.store.events(id) };
+      return { id, view, result: heldToSchema(toResult(id, view)), events: await runtime.store.events(id) };
     },
     async close() {
       await runtime.close();
@@ -86,6 +86,17 @@ export async function startHarness(script: FakeScript = {}, env: Record<string, 
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Every Result a test run produces is held to the Result's schema key for
+ * key, as the CLI's `--json` sends it: a key the strict schema does not
+ * know, or one a nested schema would drop, fails the test that made it.
+ */
+function heldToSchema(result: RunResult): RunResult {
+  const sent = JSON.parse(JSON.stringify(result)) as unknown;
+  if (!isDeepStrictEqual(RunResult.parse(sent), sent)) throw new Error(`The Result of run ${result.id} does not round-trip through RunResult.`);
+  return result;
 }
 
 /** A task the sample workspace answers, and an answer to it whose one citation the Checker finds valid. */
