@@ -12,6 +12,7 @@ import type { EvalStore } from './store/eval-store';
 import type { RunStore } from './store/run-store';
 import { openStores } from './store/stores';
 import { startTelemetry, type Telemetry } from './telemetry';
+import { openLogFile, type LogFile } from './telemetry/log-file';
 
 export interface Runtime {
   config: Config;
@@ -22,6 +23,8 @@ export interface Runtime {
   evals: EvalStore;
   /** Runs as metrics, and as OpenTelemetry traces and metrics when an OTLP endpoint is configured. */
   telemetry: Telemetry;
+  /** PLANSCOPE_LOG_FILE, when set: every event and LLM call as a JSON line. */
+  logFile: LogFile | null;
   /**
    * The extra MCP servers of the config file, connecting from the moment the
    * runtime is created. Never rejects: a server that cannot start is listed
@@ -41,6 +44,7 @@ export function createRuntime(config: Config): Runtime {
   const store = stores.runs;
   const bus = new RunBus();
   const telemetry = startTelemetry(config, bus, store);
+  const log = config.logFile === null ? null : openLogFile(config.logFile, bus);
   const bridges = new BridgePool(config);
   const stopping = new AbortController();
   // Every open SSE stream listens for it; Node's default cap of 10 listeners is a warning, not a limit we want.
@@ -68,6 +72,7 @@ export function createRuntime(config: Config): Runtime {
     registry,
     evals: stores.evals,
     telemetry,
+    logFile: log?.file ?? null,
     toolServers,
     recovered,
     stopping: stopping.signal,
@@ -78,6 +83,7 @@ export function createRuntime(config: Config): Runtime {
         await registry.shutdown();
         // Their spans are complete once they have ended: export them while the store is still open.
         await telemetry.close();
+        await log?.close();
         stopping.abort();
         await Promise.all([bridges.closeAll(), toolServers.then((servers) => servers.close())]);
         await stores.close();

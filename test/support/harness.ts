@@ -52,7 +52,10 @@ export function copyWorkspace(): string {
  * A real runtime (SQLite file, MCP bridge over stdio, ollama client) against
  * a fake Ollama HTTP server, in temporary folders.
  */
-export async function startHarness(script: FakeScript = {}, env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(
+  script: FakeScript = {},
+  env: Record<string, string> | ((fakeUrl: string) => Record<string, string>) = {},
+): Promise<Harness> {
   const fake = await startFakeOllama(script);
   const workspace = copyWorkspace();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-data-'));
@@ -62,7 +65,7 @@ export async function startHarness(script: FakeScript = {}, env: Record<string, 
       PLANSCOPE_MODEL: 'qwen3:8b',
       PLANSCOPE_WORKSPACE: workspace,
       PLANSCOPE_DATA_DIR: dataDir,
-      ...env,
+      ...(typeof env === 'function' ? env(fake.url) : env),
     },
     APP_ROOT,
   );
