@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StepErrorCode } from '../../lib/codes';
 import type { RunEvent } from '../../lib/events';
 import type { FakeReply, FakeScript } from '../support/fake-ollama';
-import { APP_ROOT, endpointAnswer, ENDPOINT_TASK, plan, startHarness, type Harness, type RunOptions } from '../support/harness';
+import { APP_ROOT, endpointAnswer, ENDPOINT_TASK, generalPlan, plan, readStep, reasonStep, startHarness, type Harness, type RunOptions } from '../support/harness';
 
 /**
  * One run per step failure code, through the real bridge, store and model
@@ -17,9 +17,6 @@ import { APP_ROOT, endpointAnswer, ENDPOINT_TASK, plan, startHarness, type Harne
 
 const reply = (content: string): FakeReply => ({ content });
 const ANSWER = [reply(endpointAnswer())];
-const read = (id: number, p: string, dependsOn: number[] = []) => ({ id, kind: 'tool', tool: 'workspace.read_file', args: { path: p }, purpose: `Read ${p}`, dependsOn });
-const reason = (id: number, dependsOn: number[]) => ({ id, kind: 'reason', purpose: 'Say where the endpoint comes from.', dependsOn });
-const generalPlan = (...steps: object[]) => reply(JSON.stringify({ goal: 'Find how the endpoint is set', steps }));
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 /** A fresh AWS-shaped key id, so no scanner allow-list of documented examples can know it. */
 const awsKeyId = () => `AKIA${Array.from({ length: 16 }, () => BASE32[randomInt(BASE32.length)]).join('')}`;
@@ -43,7 +40,7 @@ interface Case {
 }
 
 const thenConfig = (first: FakeReply): FakeScript => ({ planner: [first, reply(plan('src/config.ts'))], synthesizer: ANSWER });
-const thenConfigGeneral = (first: FakeReply): FakeScript => ({ planner: [first, generalPlan(read(1, 'src/config.ts'))], synthesizer: ANSWER });
+const thenConfigGeneral = (first: FakeReply): FakeScript => ({ planner: [first, generalPlan(readStep(1, 'src/config.ts'))], synthesizer: ANSWER });
 
 const CASES: Case[] = [
   { code: 'not_found', script: thenConfig(reply(plan('src/missing.ts'))), step: 0, message: /src\/missing\.ts/ },
@@ -91,14 +88,14 @@ const CASES: Case[] = [
   },
   {
     code: 'reasoning_failed',
-    script: { ...thenConfigGeneral(generalPlan(read(1, 'src/config.ts'), reason(2, [1]))), executor: [reply(JSON.stringify({ status: 'failed', result: '', reason: 'The default is not in this file.' }))] },
+    script: { ...thenConfigGeneral(generalPlan(readStep(1, 'src/config.ts'), reasonStep(2, [1]))), executor: [reply(JSON.stringify({ status: 'failed', result: '', reason: 'The default is not in this file.' }))] },
     step: 1,
     message: /^The default is not in this file\.$/,
     options: { profile: 'general' },
   },
   {
     code: 'dependency_failed',
-    script: thenConfigGeneral(generalPlan(read(1, 'src/missing.ts'), reason(2, [1]))),
+    script: thenConfigGeneral(generalPlan(readStep(1, 'src/missing.ts'), reasonStep(2, [1]))),
     step: 1,
     stepStatus: 'skipped',
     message: /^Not run: step 1 it depends on failed\.$/,

@@ -129,6 +129,11 @@ export async function until<T>(what: string, probe: () => T | null | undefined |
   }
 }
 
+/** A general plan's tool step reading a file, its reasoning step, and the planner reply holding such steps. */
+export const readStep = (id: number, path: string, dependsOn: number[] = []) => ({ id, kind: 'tool', tool: 'workspace.read_file', args: { path }, purpose: `Read ${path}`, dependsOn });
+export const reasonStep = (id: number, dependsOn: number[]) => ({ id, kind: 'reason', purpose: 'Say where the endpoint comes from.', dependsOn });
+export const generalPlan = (...steps: object[]) => ({ content: JSON.stringify({ goal: 'Find how the endpoint is set', steps }) });
+
 export const plan = (...paths: string[]) =>
   JSON.stringify({ steps: paths.map((p) => ({ purpose: `Read ${p}`, path: p })) });
 

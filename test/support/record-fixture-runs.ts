@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FakeScript } from './fake-ollama';
-import { answer, endpointAnswer, ENDPOINT_TASK, plan, startHarness, type RunOptions } from './harness';
+import { answer, endpointAnswer, ENDPOINT_TASK, generalPlan, plan, readStep, reasonStep, startHarness, type RunOptions } from './harness';
 
 interface Scenario {
   name: string;
@@ -25,9 +25,6 @@ interface Scenario {
 
 const reply = (content: string) => ({ content });
 const endpoint = [reply(endpointAnswer())];
-const read = (id: number, p: string, dependsOn: number[] = []) => ({ id, kind: 'tool', tool: 'workspace.read_file', args: { path: p }, purpose: `Read ${p}`, dependsOn });
-const reason = (id: number, dependsOn: number[]) => ({ id, kind: 'reason', purpose: 'Say where the endpoint comes from.', dependsOn });
-const generalPlan = (...steps: object[]) => reply(JSON.stringify({ goal: 'Find how the endpoint is set', steps }));
 
 const SCENARIOS: Scenario[] = [
   {
@@ -46,7 +43,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'general-reasoning-failed-exhausted',
     script: {
-      planner: [generalPlan(read(1, 'src/config.ts'), reason(2, [1])), generalPlan(read(1, 'src/missing.ts'), reason(2, [1]))],
+      planner: [generalPlan(readStep(1, 'src/config.ts'), reasonStep(2, [1])), generalPlan(readStep(1, 'src/missing.ts'), reasonStep(2, [1]))],
       executor: [reply(JSON.stringify({ status: 'failed', result: '', reason: 'The default is not in this file.' }))],
     },
     options: { profile: 'general' },
