@@ -71,6 +71,18 @@ export interface BridgesHealth {
   bridges: BridgeProcessHealth[];
 }
 
+/** `PLANSCOPE_LOG_FILE`, when set: whether lines are being written, and how many were written and dropped since start-up. */
+export interface LogFileHealth {
+  path: string;
+  /** The last write (or creating its folder) succeeded. */
+  ok: boolean;
+  /** Why the file cannot be written now; null when it can. */
+  error: string | null;
+  linesWritten: number;
+  /** Lines lost because the file could not be written or too many waited; the file says where, with a `log_gap` line. */
+  linesDropped: number;
+}
+
 export interface Health {
   ok: true;
   ollama: OllamaHealth;
@@ -81,6 +93,8 @@ export interface Health {
   /** The deny-list in force (defaults and configured changes) and whether the content check is on. */
   readPolicy: ReadPolicyInfo;
   bridges: BridgesHealth;
+  /** Null when PLANSCOPE_LOG_FILE is not set. */
+  logFile: LogFileHealth | null;
 }
 
 /** One tool of an MCP server. Descriptions are the server's own (untrusted) text. */

@@ -223,3 +223,12 @@ export type RunEventType = RunEvent['type'];
 export type NewRunEvent = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'seq' | 'at'> : never) : never;
 
 export type EventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;
+
+/** An event type's own schema, for schemas built from an event's fields (the Result's LLM call log). */
+export type EventSchema<T extends RunEventType> = Extract<(typeof RunEvent.options)[number], { shape: { type: z.ZodLiteral<T> } }>;
+
+export function eventSchema<T extends RunEventType>(type: T): EventSchema<T> {
+  const schema = RunEvent.options.find((option): option is EventSchema<T> => option.shape.type.value === type);
+  if (!schema) throw new Error(`no event type ${type}`);
+  return schema;
+}

@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { callEntry, LlmCallEntry } from './call-log';
 import { AnswerCheck } from './checker';
 import { ErrorInfo } from './codes';
-import { AnswerReview, ObservationMeta, PlanProfile, ProposedStep, Rejection, RunStatus, Strategy } from './events';
-import { attemptsOf, type LlmCallView, type RunState } from './run-state';
+import { AnswerReview, ObservationMeta, PlanProfile, RunStatus, Strategy } from './events';
+import { RoundOutcome, roundOutcomes } from './round-outcome';
+import { attemptsOf, isTerminal, type LlmCallView, type RunState } from './run-state';
 
 /** Spread of one measure over a run's LLM calls (average, largest, smallest), as the CLI's closing summary prints it. */
 export const Spread = z.strictObject({ avg: z.number(), min: z.number(), max: z.number() });
@@ -33,10 +35,12 @@ export const RunResult = z.strictObject({
   /** Planning rounds begun. */
   attempts: z.int().min(0),
   profile: PlanProfile,
-  /** Every round's plan as the model proposed it (no steps when it did not parse), with the Validator's rejections. */
-  plans: z.array(
-    z.strictObject({ round: z.int(), goal: z.string().optional(), steps: z.array(ProposedStep), rejections: z.array(Rejection) }),
-  ),
+  /**
+   * Every round's plan as the model proposed it (no steps when it did not
+   * parse), each step with its outcome; the Validator's rejections, the
+   * steps that failed when they ran, and why the round ended.
+   */
+  plans: z.array(RoundOutcome),
   /** Every file read, by path: its last observation and the round that made it. */
   completed: z.record(z.string(), z.strictObject({ ...ObservationMeta.pick({ sha256: true, bytes: true }).shape, round: z.int() })),
   answer: z.string().nullable(),
@@ -47,6 +51,8 @@ export const RunResult = z.strictObject({
   finishedAt: z.iso.datetime().nullable(),
   durationMs: z.number().nullable(),
   llm: LlmAggregates,
+  /** Every LLM call in the order they began. */
+  llmCalls: z.array(LlmCallEntry),
 });
 export type RunResult = z.infer<typeof RunResult>;
 
@@ -65,12 +71,7 @@ export function toResult(id: string, view: RunState): RunResult {
     strategy: view.strategy,
     attempts: attemptsOf(view),
     profile: view.profile,
-    plans: view.rounds.map((r) => ({
-      round: r.round,
-      ...(r.goal === null ? {} : { goal: r.goal }),
-      steps: r.proposed ?? [],
-      rejections: r.rejections,
-    })),
+    plans: roundOutcomes(view),
     completed,
     answer: view.answer,
     check: view.check,
@@ -80,6 +81,7 @@ export function toResult(id: string, view: RunState): RunResult {
     finishedAt: view.finishedAt === null ? null : new Date(view.finishedAt).toISOString(),
     durationMs: runDurationMs(view),
     llm: aggregateCalls(view.llmCalls),
+    llmCalls: view.llmCalls.map((c) => callEntry(c, isTerminal(view.status))),
   };
 }
 

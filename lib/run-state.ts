@@ -1,4 +1,4 @@
-import type { ErrorInfo } from './codes';
+import type { ErrorInfo, StepErrorCode } from './codes';
 import type { AnswerCheck } from './checker';
 import {
   TerminalStatus,
@@ -29,7 +29,7 @@ export interface StepView {
   status: StepStatus;
   startedAt: number | null;
   durationMs: number | null;
-  error: ErrorInfo | null;
+  error: { code: StepErrorCode; message: string } | null;
   /** For a cached step: the round whose observation was reused. */
   fromRound: number | null;
   /** Its tool call began while the plan was still streaming. */

@@ -62,6 +62,8 @@ const Env = z.object({
   PLANSCOPE_ALLOW_HARD_LINKS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   /** The JSON config file (extra MCP servers); default `<appRoot>/planscope.config.json`. */
   PLANSCOPE_CONFIG: z.string().trim().min(1).optional(),
+  /** A file every event and LLM call is appended to as a JSON line (server/telemetry/log-file.ts). */
+  PLANSCOPE_LOG_FILE: z.string().trim().min(1).optional(),
   /** The trace UI's address for one trace, `{traceId}` standing for the id: the run page links to it. */
   PLANSCOPE_TRACE_URL: z.string().trim().min(1).optional(),
   /** The standard OpenTelemetry variables planscope acts on (see server/telemetry/settings.ts). */
@@ -118,6 +120,8 @@ export interface Config {
   };
   /** OpenTelemetry export (null parts: not configured, and the SDK is never loaded) and the trace link. */
   telemetry: TelemetrySettings;
+  /** Absolute path of the JSON-lines log of events and LLM calls; null when not set. */
+  logFile: string | null;
 }
 
 /** How to reach PostgreSQL, and the pool's bounds. */
@@ -219,6 +223,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxResultChars: e.PLANSCOPE_MAX_EVIDENCE_CHARS,
     },
     telemetry,
+    logFile: e.PLANSCOPE_LOG_FILE === undefined ? null : path.resolve(appRoot, e.PLANSCOPE_LOG_FILE),
   };
 }
 

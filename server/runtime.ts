@@ -13,6 +13,7 @@ import type { EvalStore } from './store/eval-store';
 import type { RunStore } from './store/run-store';
 import { openStores } from './store/stores';
 import { startTelemetry, type Telemetry } from './telemetry';
+import { openLogFile, type LogFile } from './telemetry/log-file';
 
 export interface Runtime {
   config: Config;
@@ -26,6 +27,8 @@ export interface Runtime {
   evals: EvalStore;
   /** Runs as metrics, and as OpenTelemetry traces and metrics when an OTLP endpoint is configured. */
   telemetry: Telemetry;
+  /** PLANSCOPE_LOG_FILE, when set: every event and LLM call as a JSON line. */
+  logFile: LogFile | null;
   /**
    * The extra MCP servers of the config file, connecting from the moment the
    * runtime is created. Never rejects: a server that cannot start is listed
@@ -48,6 +51,7 @@ export function createRuntime(config: Config): Runtime {
   const bus = new RunBus();
   const feed = stores.notices ? new NotifiedFeed(bus, store, stores.notices) : localFeed(bus);
   const telemetry = startTelemetry(config, bus, store);
+  const log = config.logFile === null ? null : openLogFile(config.logFile, bus);
   const bridges = new BridgePool(config);
   const stopping = new AbortController();
   // Every open SSE stream listens for it; Node's default cap of 10 listeners is a warning, not a limit we want.
@@ -81,6 +85,7 @@ export function createRuntime(config: Config): Runtime {
     registry,
     evals: stores.evals,
     telemetry,
+    logFile: log?.file ?? null,
     toolServers,
     ready: stores.ready,
     recovered,
@@ -92,6 +97,7 @@ export function createRuntime(config: Config): Runtime {
         await registry.shutdown();
         // Their spans are complete once they have ended: export them while the store is still open.
         await telemetry.close();
+        await log?.close();
         stopping.abort();
         await Promise.all([bridges.closeAll(), toolServers.then((servers) => servers.close()), feed.close()]);
         await stores.close();

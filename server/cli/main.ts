@@ -4,6 +4,7 @@ import { ExitCode } from '../../lib/codes';
 import { PlanProfile, Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
 import { RunRequest, type RunRequestField } from '../../lib/run-request';
+import { applyEvent, emptyRun } from '../../lib/run-state';
 import { appRootOf } from '../app-root';
 import { ConfigError, loadConfig } from '../config';
 import { RequestError } from '../http/request-error';
@@ -99,8 +100,11 @@ async function main(): Promise<number> {
       throw error;
     }
     if (!values.json) {
+      // The same fold the run page keeps: a call's line at its end names where and when it began.
+      let live = emptyRun;
       runtime.bus.subscribe(id, (event) => {
-        const line = progressLine(event);
+        live = applyEvent(live, event);
+        const line = progressLine(event, live);
         if (line) process.stdout.write(`${printable(line)}\n`);
       });
     }

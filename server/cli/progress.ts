@@ -1,9 +1,14 @@
+import { callEntry, type LlmCallEntry } from '../../lib/call-log';
 import type { RunEvent } from '../../lib/events';
 import { aggregateCalls, runDurationMs } from '../../lib/result';
+import { roundOutcomes } from '../../lib/round-outcome';
 import type { RunState } from '../../lib/run-state';
 
-/** One readable line per event for the CLI's live view; null for events not worth a line. */
-export function progressLine(e: RunEvent): string | null {
+/**
+ * One readable line per event for the CLI's live view; null for events not
+ * worth a line. `view` is the run's fold with the event in it.
+ */
+export function progressLine(e: RunEvent, view: RunState): string | null {
   switch (e.type) {
     case 'run_created':
       return `run  ${e.task}\n     model ${e.model}${e.baseline ? ' (offline baseline, no LLM)' : ''} · ${e.strategy} · workspace ${e.workspace}`;
@@ -11,10 +16,10 @@ export function progressLine(e: RunEvent): string | null {
       return `⧗    waiting (${e.reason}): ${e.message}`;
     case 'llm_call_started':
       return `…    ${e.call} ${e.model}${e.round ? ` (round ${e.round})` : ''}`;
-    case 'llm_call_finished':
-      return e.ok
-        ? `✓    ${e.call} ${Math.round(e.durationMs)} ms, ${e.responseChars} chars, done_reason ${e.doneReason ?? '-'}`
-        : `✗    ${e.call} ${e.error?.code}: ${e.error?.message}`;
+    case 'llm_call_finished': {
+      const call = view.llmCalls.find((c) => c.call === e.call);
+      return call ? callLine(callEntry(call, false)) : null;
+    }
     case 'plan_proposed':
       return [
         `plan round ${e.round}:${e.goal ? ` ${e.goal}` : ''}`,
@@ -53,6 +58,57 @@ export function progressLine(e: RunEvent): string | null {
   }
 }
 
+/**
+ * One line per LLM call, as a plan-and-execute agent's log has it: where it
+ * went, how much went in and came out, when it started and ended, why the
+ * model stopped, and the artifacts holding its prompt, reply and thinking.
+ * `[planner#1] round=1 host=http://127.0.0.1:11434 model=qwen3:8b in=812 chars
+ * out=143 chars thinking=0 chars tokens_in=370 tokens_out=32
+ * start=10:22:15.120 end=10:22:18.070 duration=2.95s done_reason=stop
+ * prompt=planner#1.prompt.json response=planner#1.response.txt` (one line).
+ */
+export function callLine(c: LlmCallEntry): string {
+  const count = (n: number | null) => (n === null ? '-' : String(n));
+  return [
+    `[${c.call}]`,
+    ...(c.round === null ? [] : [`round=${c.round}`]),
+    `host=${c.host ?? '-'}`,
+    `model=${c.model}`,
+    `in=${c.promptChars} chars`,
+    `out=${count(c.responseChars)} chars`,
+    `thinking=${count(c.thinkingChars)} chars`,
+    `tokens_in=${count(c.promptTokens)}`,
+    `tokens_out=${count(c.evalTokens)}`,
+    `start=${clockTime(c.startedAt)}`,
+    `end=${c.finishedAt === null ? '-' : clockTime(c.finishedAt)}`,
+    `duration=${c.durationMs === null ? '-' : `${(c.durationMs / 1000).toFixed(2)}s`}`,
+    `done_reason=${c.doneReason ?? '-'}`,
+    `status=${c.status}`,
+    `prompt=${c.promptArtifact}`,
+    ...(c.responseArtifact === null ? [] : [`response=${c.responseArtifact}`]),
+    ...(c.thinkingArtifact === null ? [] : [`thinking_text=${c.thinkingArtifact}`]),
+    ...(c.error === null ? [] : [`error=${c.error.code}: ${c.error.message}`]),
+  ].join(' ');
+}
+
+/** `10:22:15.120`, in this machine's time zone, as a console log reads. */
+function clockTime(iso: string): string {
+  const t = new Date(iso);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(t.getHours())}:${two(t.getMinutes())}:${two(t.getSeconds())}.${String(t.getMilliseconds()).padStart(3, '0')}`;
+}
+
+/** Each round, why it ended, and what was rejected or failed in it. */
+export function roundsSummary(view: RunState): string {
+  return roundOutcomes(view)
+    .flatMap((r) => [
+      `round ${r.round}: ${r.ended ?? 'not ended'}`,
+      ...r.rejections.map((x) => `     rejected ${x.step === null ? 'plan' : `step ${x.step + 1}`}: ${x.code}: ${x.message}`),
+      ...r.failures.map((f) => `     failed step ${f.step + 1} ${f.path}: ${f.code}: ${f.message}`),
+    ])
+    .join('\n');
+}
+
 /** The LLM call table and the closing summary: calls, characters in and out, durations. */
 export function summaryTable(view: RunState): string {
   const header = ['call', 'model', 'in chars', 'out chars', 'in tok', 'out tok', 'ms', 'done_reason'];
@@ -74,6 +130,8 @@ export function summaryTable(view: RunState): string {
   return [
     fmt(header),
     ...rows.map(fmt),
+    '',
+    roundsSummary(view),
     '',
     `${agg.calls} LLM calls · input chars ${spread(agg.promptChars)} · output chars ${spread(agg.responseChars)} · ms ${spread(agg.durationMs)}`,
     `status ${view.status} · attempts ${view.rounds.length} · ${Math.round(runDurationMs(view) ?? 0)} ms`,

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama';
+import { runCli, TSX_ENTRY } from '../support/cli';
 import { answer, APP_ROOT, copyWorkspace } from '../support/harness';
 
 /**
@@ -12,36 +12,11 @@ import { answer, APP_ROOT, copyWorkspace } from '../support/harness';
  */
 
 const TASK = 'How is the model endpoint configured?';
-/** tsx named by where it is, so the CLI's own entry loads from any current directory. */
-const TSX_ENTRY = ['--import', import.meta.resolve('tsx'), path.join(APP_ROOT, 'server', 'cli', 'main.ts')];
 const cleanups: (() => void | Promise<void>)[] = [];
 
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-interface CliOutcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a planscope CLI entry to its end (bounded), from `cwd`, with its own data directory. */
-async function runCli(entry: string[], args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliOutcome> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-cli-data-'));
-  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const env: NodeJS.ProcessEnv = { ...process.env, PLANSCOPE_DATA_DIR: dataDir, ...options.env };
-  delete env['PLANSCOPE_CONFIG'];
-  const child = spawn(process.execPath, [...entry, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
 
 describe('the CLI started from an untrusted directory', () => {
   /** A directory holding what a hostile checkout could: a config naming a command, and a bridge of its own. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlanProfile, RunEvent, Strategy } from '../../lib/events';
 import { RunResult, toResult } from '../../lib/result';
@@ -62,11 +63,15 @@ export const HARNESS_ON_POSTGRES = process.env.PLANSCOPE_TEST_STORE === 'postgre
  * stdio, ollama client) against a fake Ollama HTTP server, in temporary
  * folders.
  */
-export async function startHarness(script: FakeScript = {}, env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(
+  script: FakeScript = {},
+  env: Record<string, string> | ((fakeUrl: string) => Record<string, string>) = {},
+): Promise<Harness> {
   const fake = await startFakeOllama(script);
+  const extraEnv = typeof env === 'function' ? env(fake.url) : env;
   const workspace = copyWorkspace();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-data-'));
-  const database = HARNESS_ON_POSTGRES && env.PLANSCOPE_DATABASE_URL === undefined ? await createTestDatabase() : null;
+  const database = HARNESS_ON_POSTGRES && extraEnv['PLANSCOPE_DATABASE_URL'] === undefined ? await createTestDatabase() : null;
   const config = loadConfig(
     {
       OLLAMA_HOST: fake.url,
@@ -74,7 +79,7 @@ export async function startHarness(script: FakeScript = {}, env: Record<string, 
       PLANSCOPE_WORKSPACE: workspace,
       PLANSCOPE_DATA_DIR: dataDir,
       ...(database && { PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4' }),
-      ...env,
+      ...extraEnv,
     },
     APP_ROOT,
   );
@@ -97,8 +102,7 @@ export async function startHarness(script: FakeScript = {}, env: Record<string, 
       const unsubscribe = options.onEvent ? runtime.bus.subscribe(id, options.onEvent) : () => {};
       const view = await runtime.registry.waitFor(id);
       unsubscribe();
-      // Every Result a test run produces is also held to the Result's schema.
-      return { id, view, result: RunResult.parse(toResult(id, view)), events: await runtime.store.events(id) };
+      return { id, view, result: heldToSchema(toResult(id, view)), events: await runtime.store.events(id) };
     },
     async close() {
       await runtime.close();
@@ -108,6 +112,17 @@ export async function startHarness(script: FakeScript = {}, env: Record<string, 
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Every Result a test run produces is held to the Result's schema key for
+ * key, as the CLI's `--json` sends it: a key the strict schema does not
+ * know, or one a nested schema would drop, fails the test that made it.
+ */
+function heldToSchema(result: RunResult): RunResult {
+  const sent = JSON.parse(JSON.stringify(result)) as unknown;
+  if (!isDeepStrictEqual(RunResult.parse(sent), sent)) throw new Error(`The Result of run ${result.id} does not round-trip through RunResult.`);
+  return result;
 }
 
 /** A task the sample workspace answers, and an answer to it whose one citation the Checker finds valid. */
@@ -136,6 +151,11 @@ export async function until<T>(what: string, probe: () => T | null | undefined |
     await sleep(25);
   }
 }
+
+/** A general plan's tool step reading a file, its reasoning step, and the planner reply holding such steps. */
+export const readStep = (id: number, path: string, dependsOn: number[] = []) => ({ id, kind: 'tool', tool: 'workspace.read_file', args: { path }, purpose: `Read ${path}`, dependsOn });
+export const reasonStep = (id: number, dependsOn: number[]) => ({ id, kind: 'reason', purpose: 'Say where the endpoint comes from.', dependsOn });
+export const generalPlan = (...steps: object[]) => ({ content: JSON.stringify({ goal: 'Find how the endpoint is set', steps }) });
 
 export const plan = (...paths: string[]) =>
   JSON.stringify({ steps: paths.map((p) => ({ purpose: `Read ${p}`, path: p })) });

@@ -12,7 +12,7 @@ const HEALTH_TIMEOUT_MS = 2000;
 
 export function GET(): Promise<Response> {
   return handle(async () => {
-    const { config, bridges } = getRuntime();
+    const { config, bridges, logFile } = getRuntime();
     const body: Health = {
       ok: true,
       ollama: await checkOllama(config.ollamaHost, HEALTH_TIMEOUT_MS),
@@ -22,6 +22,7 @@ export function GET(): Promise<Response> {
       maxRounds: config.limits.maxRounds,
       readPolicy: describeReadPolicy(config.pathPolicy, config.secretScan),
       bridges: bridges.stats(),
+      logFile: logFile?.status() ?? null,
     };
     return Response.json(body);
   });
