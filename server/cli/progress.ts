@@ -1,3 +1,4 @@
+import { formatCallOptions } from '../../lib/call-options';
 import type { RunEvent } from '../../lib/events';
 import { aggregateCalls, runDurationMs } from '../../lib/result';
 import type { RunState } from '../../lib/run-state';
@@ -10,7 +11,7 @@ export function progressLine(e: RunEvent): string | null {
     case 'run_waiting':
       return `⧗    waiting (${e.reason}): ${e.message}`;
     case 'llm_call_started':
-      return `…    ${e.call} ${e.model}${e.round ? ` (round ${e.round})` : ''}`;
+      return `…    ${e.call} ${e.model}${e.round ? ` (round ${e.round})` : ''}${e.options ? ` · ${formatCallOptions(e.options)}` : ''}`;
     case 'llm_call_finished':
       return e.ok
         ? `✓    ${e.call} ${Math.round(e.durationMs)} ms, ${e.responseChars} chars, done_reason ${e.doneReason ?? '-'}`

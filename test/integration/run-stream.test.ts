@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SSE_END } from '../../lib/api';
 import { type RunEvent, type NewRunEvent } from '../../lib/events';
 import { emptyRun } from '../../lib/run-state';
-import { loadConfig } from '../../server/config';
+import { loadConfig, runLimits } from '../../server/config';
 import { runEventStream } from '../../server/http/run-stream';
 import { RunRecorder } from '../../server/runs/recorder';
 import type { RunStore } from '../../server/store/run-store';
@@ -16,7 +16,7 @@ import { APP_ROOT, startHarness, type Harness } from '../support/harness';
  * events and the store's answers interleave.
  */
 
-const LIMITS = loadConfig({}, APP_ROOT).limits;
+const LIMITS = runLimits(loadConfig({}, APP_ROOT), { profile: 'file' });
 const CREATED: NewRunEvent = { type: 'run_created', task: 't', model: 'offline', baseline: true, host: null, workspace: '/ws', strategy: 'plan-execute', profile: 'file', limits: LIMITS };
 /** Events after the first, the last one ending the run. */
 const STEPS: NewRunEvent[] = [
