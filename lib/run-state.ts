@@ -294,7 +294,13 @@ function reduce(s: RunState, e: RunEvent): RunState {
     case 'answer_checked':
       return {
         ...s,
-        check: { claims: e.claims, supported: e.supported, total: e.total, groundingScore: e.groundingScore },
+        check: {
+          claims: e.claims,
+          supported: e.supported,
+          total: e.total,
+          ...(e.flagged !== undefined && { flagged: e.flagged }),
+          groundingScore: e.groundingScore,
+        },
       };
     case 'answer_reviewed':
       return { ...s, review: { call: e.call, reviews: e.reviews, error: e.error } };

@@ -41,7 +41,10 @@ export function progressLine(e: RunEvent): string | null {
     case 'answer_ready':
       return `\nanswer:\n${e.text}`;
     case 'answer_checked':
-      return `check: ${e.supported}/${e.total} claims supported (grounding ${Math.round(e.groundingScore * 100)}%)`;
+      return [
+        `check: ${e.supported}/${e.total} claims supported${e.flagged ? `, ${e.flagged} flagged plan_as_fact` : ''} (grounding ${Math.round(e.groundingScore * 100)}%)`,
+        ...e.claims.flatMap((c, i) => (c.flags ?? []).map((f) => `     claim ${i + 1}: ${f.code} — ${f.message}`)),
+      ].join('\n');
     case 'answer_reviewed':
       if (e.error) return `review: not done (${e.error.code}: ${e.error.message})`;
       return e.reviews.length === 0
