@@ -105,7 +105,8 @@ type Completed = { result: string; kept: string; summary: string };
 
 /** A tool step's success: the observation it made or reused. */
 function observedBy(step: ProposedStep, kept: Observation | undefined): Completed {
-  return { result: kept?.meta.sha256 ?? '', kept: step.path, summary: `${step.path}: ${kept ? `${kept.meta.lines} lines observed` : 'done'}` };
+  // A reused call may have been kept under the target its first step named.
+  return { result: kept?.meta.sha256 ?? '', kept: kept?.meta.path ?? step.path, summary: `${step.path}: ${kept ? `${kept.meta.lines} lines observed` : 'done'}` };
 }
 
 /** A reasoning step's success: its conclusion. */
