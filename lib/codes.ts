@@ -75,6 +75,14 @@ export const RequestErrorCode = z.enum([
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 
+/**
+ * What the program flags on a claim the Checker found supported: its
+ * evidence is a comment announcing a plan (TODO, FIXME, "not yet", ...)
+ * and the claim presents it as behaviour.
+ */
+export const ClaimFlagCode = z.enum(['plan_as_fact']);
+export type ClaimFlagCode = z.infer<typeof ClaimFlagCode>;
+
 /** Shown by the browser itself when a request it made to the server got no answer it could read. */
 export const ClientErrorCode = z.enum(['request_failed']);
 export type ClientErrorCode = z.infer<typeof ClientErrorCode>;

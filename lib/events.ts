@@ -99,6 +99,21 @@ export type PlanProfile = z.infer<typeof PlanProfile>;
 export const CallLabel = z.enum(['planner', 'synthesizer', 'reviewer', 'actor', 'executor']);
 export type CallLabel = z.infer<typeof CallLabel>;
 
+/**
+ * What a model call asked for: Ollama's sampling options and `think`, as
+ * configured for the call's role. The offline baseline ignores them; its
+ * calls record them all the same, so a run says what it asked for.
+ */
+export const CallOptions = z.object({
+  temperature: z.number(),
+  /** Ollama `num_predict`: the most tokens the reply may have. */
+  numPredict: z.int(),
+  /** Ollama `num_ctx`: the context window the model is loaded with. */
+  numCtx: z.int(),
+  think: z.boolean(),
+});
+export type CallOptions = z.infer<typeof CallOptions>;
+
 /** A run's status: `queued` from `run_created`, `running` from `run_started`, then the status `run_finished` records. */
 export const RunStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled', 'interrupted']);
 export type RunStatus = z.infer<typeof RunStatus>;
@@ -113,6 +128,14 @@ export type StepStatus = z.infer<typeof StepStatus>;
 /** How a reasoning step ended, as the model says and `step_reasoned` records. */
 export const ReasonedStatus = StepStatus.extract(['done', 'failed']);
 export type ReasonedStatus = z.infer<typeof ReasonedStatus>;
+
+/**
+ * What a cached step reused: an unchanged file's observation, the result of
+ * a read-only tool called with the same arguments, or the conclusion of a
+ * reasoning step with the same purpose over the same results.
+ */
+export const CachedWork = z.enum(['file', 'tool_call', 'reasoning']);
+export type CachedWork = z.infer<typeof CachedWork>;
 
 /**
  * Set on a step whose tool call began while the plan was still streaming,
@@ -153,6 +176,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     host: z.string().nullable(),
     promptChars: z.int(),
     promptArtifact: z.string(),
+    /** The options the call was made with; runs recorded before they were per role have none. */
+    options: CallOptions.optional(),
   }),
   event('llm_call_finished', {
     call: z.string(),
@@ -177,8 +202,13 @@ export const RunEvent = z.discriminatedUnion('type', [
     index: z.int(),
     path: z.string(),
     fromRound: z.int(),
+    /** The reused observation's hash; for a reasoning step, the hash of its result. */
     sha256: z.string(),
     readAhead: ReadAhead,
+    /** What was reused; runs recorded before it was set reused only files. */
+    reused: CachedWork.optional(),
+    /** A reused reasoning step's result, as that step concluded it. */
+    result: z.string().optional(),
   }),
   event('step_finished', {
     round: z.int(),

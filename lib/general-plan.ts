@@ -15,8 +15,12 @@ import type { PlanVerdict } from './validator';
  * the tools actually connected, so it can only name tools that exist.
  */
 
-/** A tool as plans see it: the qualified name (`server.tool`), its description and its declared input schema. */
-export type ToolSpec = Pick<McpTool, 'qualified' | 'description' | 'inputSchema'>;
+/**
+ * A tool as plans see it: the qualified name (`server.tool`), its
+ * description, its declared input schema, and whether its server marks it
+ * read-only (only then is a completed call reused instead of made again).
+ */
+export type ToolSpec = Pick<McpTool, 'qualified' | 'description' | 'inputSchema' | 'readOnly'>;
 
 /** The built-in workspace bridge's tools, as every general plan can use them. */
 export const READ_FILE_TOOL = 'workspace.read_file';

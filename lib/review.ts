@@ -31,6 +31,3 @@ export function reviewJsonSchema(): Record<string, unknown> {
 export function parseReview(raw: string, doneReason: string | null) {
   return parseStructured(Review, raw, doneReason, 'a review');
 }
-
-/** Words that mark a line as announcing something rather than doing it. */
-export const PLAN_MARKERS = /\b(TODO|FIXME|XXX|not (yet )?implemented|planned|will (be|support)|in the future|someday)\b/i;

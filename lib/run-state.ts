@@ -173,6 +173,7 @@ function reduce(s: RunState, e: RunEvent): RunState {
             loadDurationNs: null,
             doneReason: null,
             promptArtifact: e.promptArtifact,
+            ...(e.options && { options: e.options }),
             responseArtifact: null,
             thinkingArtifact: null,
             error: null,
@@ -242,6 +243,7 @@ function reduce(s: RunState, e: RunEvent): RunState {
         fromRound: e.fromRound,
         readAhead: e.readAhead === true,
         sha256: e.sha256,
+        result: e.result ?? st.result,
         durationMs: st.startedAt === null ? 0 : e.at - st.startedAt,
       }));
       const obs = next.observations[e.path];
@@ -292,7 +294,13 @@ function reduce(s: RunState, e: RunEvent): RunState {
     case 'answer_checked':
       return {
         ...s,
-        check: { claims: e.claims, supported: e.supported, total: e.total, groundingScore: e.groundingScore },
+        check: {
+          claims: e.claims,
+          supported: e.supported,
+          total: e.total,
+          ...(e.flagged !== undefined && { flagged: e.flagged }),
+          groundingScore: e.groundingScore,
+        },
       };
     case 'answer_reviewed':
       return { ...s, review: { call: e.call, reviews: e.reviews, error: e.error } };

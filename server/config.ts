@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { RunLimits } from '../lib/events';
+import { CallLabel, type CallOptions, type PlanProfile, type RunLimits } from '../lib/events';
 import { maskHost } from '../lib/mask';
 import { buildPathPolicy, type PathPolicy } from '../lib/policy';
 import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './mcp/servers-config';
@@ -13,6 +13,11 @@ import { OtelEnv, telemetrySettings, TelemetrySettingsError, type TelemetrySetti
  */
 
 const int = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+
+/** Ollama sampling settings, as the global variables and each role's spell them. */
+const Temperature = z.coerce.number().min(0).max(2);
+const NumPredict = z.coerce.number().int().min(1).max(131_072);
+const Think = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 const Env = z.object({
   OLLAMA_HOST: z.string().trim().min(1).default('http://127.0.0.1:11434'),
@@ -33,8 +38,11 @@ const Env = z.object({
   HOSTNAME: z.string().trim().min(1).default('127.0.0.1'),
   PLANSCOPE_TOKEN: z.string().trim().min(8, 'PLANSCOPE_TOKEN must be at least 8 characters').optional(),
   PLANSCOPE_MAX_ROUNDS: int(1, 10, 2),
+  /** Steps a file plan may have, and a general plan. */
   PLANSCOPE_MAX_STEPS: int(1, 20, 4),
-  PLANSCOPE_TOOL_BUDGET: int(1, 1000, 16),
+  PLANSCOPE_GENERAL_MAX_STEPS: int(1, 20, 8),
+  /** Unset: each run's own (`runLimits`). */
+  PLANSCOPE_TOOL_BUDGET: z.coerce.number().int().min(1).max(1000).optional(),
   PLANSCOPE_RUN_TIMEOUT_MS: int(1000, 24 * 3600 * 1000, 15 * 60 * 1000),
   PLANSCOPE_CALL_TIMEOUT_MS: int(100, 3600 * 1000, 5 * 60 * 1000),
   PLANSCOPE_MAX_FILE_BYTES: int(1, 64 * 1024 * 1024, 256 * 1024),
@@ -46,10 +54,11 @@ const Env = z.object({
   PLANSCOPE_MAX_TASK_CHARS: int(1, 100_000, 4000),
   PLANSCOPE_REVIEW: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   PLANSCOPE_SYNTH_RETRIES: int(0, 5, 1),
-  PLANSCOPE_THINK: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
-  PLANSCOPE_NUM_PREDICT: int(1, 131_072, 1600),
+  /** The base of every role's sampling; unset, each role has its own default (see `callOptionsByRole`). */
+  PLANSCOPE_THINK: Think.optional(),
+  PLANSCOPE_NUM_PREDICT: NumPredict.optional(),
+  PLANSCOPE_TEMPERATURE: Temperature.optional(),
   PLANSCOPE_NUM_CTX: int(512, 1_048_576, 8192),
-  PLANSCOPE_TEMPERATURE: z.coerce.number().min(0).max(2).default(0.1),
   /** Deny patterns added to the defaults, and defaults removed by their exact pattern; comma- or newline-separated. */
   PLANSCOPE_DENY_ADD: z.string().optional(),
   PLANSCOPE_DENY_REMOVE: z.string().optional(),
@@ -87,8 +96,12 @@ export interface Config {
   port: number;
   hostname: string;
   token: string | null;
-  /** Every run's limits; a run's request may set its own `maxRounds`. */
-  limits: RunLimits;
+  /** Every run's limits but those that depend on the run (`runLimits`); a run's request may set its own `maxRounds`. */
+  limits: Omit<RunLimits, 'maxSteps' | 'toolBudget'>;
+  /** Steps a plan may have, by plan profile. */
+  maxSteps: Record<PlanProfile, number>;
+  /** MCP tool calls a run may make; null: each run's own default (`runLimits`). */
+  toolBudget: number | null;
   maxListEntries: number;
   /** The pool of workspace bridges (server/runs/bridge-pool.ts) and what every bridge may serve. */
   bridges: {
@@ -107,7 +120,8 @@ export interface Config {
   pathPolicy: PathPolicy;
   /** Whether file text and other servers' tool results are checked for secrets before the model sees them. */
   secretScan: boolean;
-  ollama: { think: boolean; numPredict: number; numCtx: number; temperature: number };
+  /** What each role's model calls ask Ollama for (`callOptionsByRole`). */
+  callOptions: Record<CallLabel, CallOptions>;
   /** Extra MCP tool servers from the config file (`mcpServers`), connected at start-up; see server/mcp/tool-servers.ts. */
   toolServers: {
     /** Absolute path of the config file, whether or not it exists. */
@@ -192,8 +206,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     token: e.PLANSCOPE_TOKEN ?? null,
     limits: {
       maxRounds: e.PLANSCOPE_MAX_ROUNDS,
-      maxSteps: e.PLANSCOPE_MAX_STEPS,
-      toolBudget: e.PLANSCOPE_TOOL_BUDGET,
       runTimeoutMs: e.PLANSCOPE_RUN_TIMEOUT_MS,
       callTimeoutMs: e.PLANSCOPE_CALL_TIMEOUT_MS,
       maxFileBytes: e.PLANSCOPE_MAX_FILE_BYTES,
@@ -202,6 +214,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxEvidenceChars: e.PLANSCOPE_MAX_EVIDENCE_CHARS,
       synthesisRetries: e.PLANSCOPE_SYNTH_RETRIES,
     },
+    maxSteps: { file: e.PLANSCOPE_MAX_STEPS, general: e.PLANSCOPE_GENERAL_MAX_STEPS },
+    toolBudget: e.PLANSCOPE_TOOL_BUDGET ?? null,
     maxListEntries: e.PLANSCOPE_MAX_LIST_ENTRIES,
     bridges: { max: e.PLANSCOPE_MAX_BRIDGES, idleMs: e.PLANSCOPE_BRIDGE_IDLE_MS, allowHardLinks: e.PLANSCOPE_ALLOW_HARD_LINKS },
     maxConcurrentRuns: e.PLANSCOPE_MAX_CONCURRENT_RUNS,
@@ -209,12 +223,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     review: e.PLANSCOPE_REVIEW,
     pathPolicy: policy.policy,
     secretScan: e.PLANSCOPE_SECRET_SCAN,
-    ollama: {
-      think: e.PLANSCOPE_THINK,
-      numPredict: e.PLANSCOPE_NUM_PREDICT,
-      numCtx: e.PLANSCOPE_NUM_CTX,
+    callOptions: callOptionsByRole(env, {
       temperature: e.PLANSCOPE_TEMPERATURE,
-    },
+      numPredict: e.PLANSCOPE_NUM_PREDICT,
+      think: e.PLANSCOPE_THINK,
+      numCtx: e.PLANSCOPE_NUM_CTX,
+    }),
     toolServers: {
       configFile,
       servers,
@@ -225,6 +239,84 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     telemetry,
     logFile: e.PLANSCOPE_LOG_FILE === undefined ? null : path.resolve(appRoot, e.PLANSCOPE_LOG_FILE),
   };
+}
+
+/** The tool budget when none is configured, and the least a run gets by default. */
+const DEFAULT_TOOL_BUDGET = 16;
+
+/**
+ * One run's limits: its profile's step cap, the rounds it asked for, and
+ * its tool budget. Unless `PLANSCOPE_TOOL_BUDGET` is set, the budget leaves
+ * room for the workspace listing and a full plan in every round (a general
+ * plan of 8 tool calls and a re-plan of 8 more need 17), and never less
+ * than 16.
+ */
+export function runLimits(config: Pick<Config, 'limits' | 'maxSteps' | 'toolBudget'>, run: { profile: PlanProfile; maxRounds?: number }): RunLimits {
+  const maxRounds = run.maxRounds ?? config.limits.maxRounds;
+  const maxSteps = config.maxSteps[run.profile];
+  const toolBudget = config.toolBudget ?? Math.max(DEFAULT_TOOL_BUDGET, 1 + maxRounds * maxSteps);
+  return { ...config.limits, maxRounds, maxSteps, toolBudget };
+}
+
+type Sampling = Omit<CallOptions, 'numCtx'>;
+
+/** Every role's sampling when nothing is configured. */
+const BUILT_IN_SAMPLING: Sampling = { temperature: 0.1, numPredict: 1600, think: false };
+
+/**
+ * Roles whose calls call for other settings than the rest. The planner
+ * samples at 0.3: a plan should come out much the same each time, but at 0
+ * a local model repeats a plan that failed instead of finding another way.
+ * Thinking stays off for it, since with thinking on some local models put
+ * the whole reply in the thinking and leave the content empty. A reasoning
+ * step (the executor) answers in a few sentences: 0.2, and 512 tokens are
+ * plenty.
+ */
+const ROLE_SAMPLING: Partial<Record<CallLabel, Partial<Sampling>>> = {
+  planner: { temperature: 0.3, numPredict: 1600, think: false },
+  executor: { temperature: 0.2, numPredict: 512 },
+};
+
+/** `PLANSCOPE_PLANNER_TEMPERATURE` and its siblings, for each role. */
+const RoleSamplingEnv = z.object({ TEMPERATURE: Temperature.optional(), NUM_PREDICT: NumPredict.optional(), THINK: Think.optional() });
+
+/**
+ * The options each role's calls are made with. Each setting is taken from
+ * the first of: the role's own variable (`PLANSCOPE_<ROLE>_TEMPERATURE`,
+ * `_NUM_PREDICT`, `_THINK`), the global one (`PLANSCOPE_TEMPERATURE`, ...),
+ * the role's default (`ROLE_SAMPLING`), the built-in default. A global
+ * variable overrides the roles' defaults so that one setting (say
+ * temperature 0 for a reproducible run) reaches every call.
+ */
+export function callOptionsByRole(
+  env: Record<string, string | undefined>,
+  global: Partial<Sampling> & { numCtx: number },
+): Record<CallLabel, CallOptions> {
+  const defined = pickDefined(env);
+  const entries = CallLabel.options.map((role): [CallLabel, CallOptions] => {
+    const prefix = `PLANSCOPE_${role.toUpperCase()}_`;
+    const parsed = RoleSamplingEnv.safeParse({
+      TEMPERATURE: defined[`${prefix}TEMPERATURE`],
+      NUM_PREDICT: defined[`${prefix}NUM_PREDICT`],
+      THINK: defined[`${prefix}THINK`],
+    });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ConfigError(`Invalid configuration: ${prefix}${String(issue?.path[0] ?? '')}: ${issue?.message ?? 'invalid'}`);
+    }
+    const own = parsed.data;
+    const seed = ROLE_SAMPLING[role] ?? {};
+    return [
+      role,
+      {
+        temperature: own.TEMPERATURE ?? global.temperature ?? seed.temperature ?? BUILT_IN_SAMPLING.temperature,
+        numPredict: own.NUM_PREDICT ?? global.numPredict ?? seed.numPredict ?? BUILT_IN_SAMPLING.numPredict,
+        think: own.THINK ?? global.think ?? seed.think ?? BUILT_IN_SAMPLING.think,
+        numCtx: global.numCtx,
+      },
+    ];
+  });
+  return Object.fromEntries(entries) as Record<CallLabel, CallOptions>;
 }
 
 /**

@@ -190,7 +190,7 @@ function installShutdown(runtime: Runtime): void {
 
 /** The tools plans may call, as plans see them. */
 function offeredSpecs(tools: readonly ToolDescriptor[]): ToolSpec[] {
-  return tools.filter((t) => t.offered).map(({ qualified, description, inputSchema }) => ({ qualified, description, inputSchema }));
+  return tools.filter((t) => t.offered).map(({ qualified, description, inputSchema, readOnly }) => ({ qualified, description, inputSchema, readOnly }));
 }
 
 /** The configured MCP servers' tools as a run sees them (the workspace bridge is the engine's own): offered ones only. */

@@ -3,6 +3,7 @@ import type { AnswerCheck, CheckedClaim } from '@/lib/checker';
 import type { ClaimReview } from '@/lib/review';
 import type { RunState } from '@/lib/run-state';
 import { citationChipClass } from '../ui/citation-chip';
+import { ClaimFlagsNote } from '../ui/claim-flags-note';
 import { ClaimReviewNote } from '../ui/claim-review-note';
 import { ClaimRow } from '../ui/claim-row';
 import { ClaimVerdictPill } from '../ui/claim-verdict';
@@ -50,6 +51,7 @@ function Grounding({ check }: { check: AnswerCheck }) {
     <span className="ml-auto flex items-center gap-2 font-normal" data-testid="compare-grounding" title={`grounding score ${check.groundingScore.toFixed(2)}`}>
       <span>
         {check.supported}/{check.total} claims supported
+        {!!check.flagged && <span className="text-amber-700 dark:text-amber-300"> · {check.flagged} plan as fact</span>}
       </span>
       <GroundingBar check={check} width="w-16" />
       <span className="font-medium">{pct}%</span>
@@ -71,6 +73,7 @@ function Claim({ claim, index, review }: { claim: CheckedClaim; index: number; r
           </span>
         ))}
       </div>
+      <ClaimFlagsNote claim={claim} testId="compare-claim-flag" className="mt-1 text-[11px]" />
       {review && <ClaimReviewNote review={review} testId="compare-claim-review" className="mt-1 text-[11px]" />}
     </ClaimRow>
   );

@@ -173,6 +173,11 @@ function Verdict({ item }: { item: EvalItem }) {
       {item.missingFacts.length > 0 && <FactList label="missing" facts={item.missingFacts} tone="amber" testId="eval-missing" />}
       {item.forbiddenFacts.length > 0 && <FactList label="stated, forbidden" facts={item.forbiddenFacts} tone="red" testId="eval-forbidden" />}
       {item.deniedReads.length > 0 && <FactList label="read, denied" facts={item.deniedReads} tone="red" testId="eval-denied" />}
+      {!!item.planAsFact && (
+        <div className="text-[11px] leading-snug text-amber-800 dark:text-amber-300" data-testid="eval-plan-as-fact">
+          {item.planAsFact} claim{item.planAsFact === 1 ? '' : 's'} presenting a plan or TODO as fact
+        </div>
+      )}
     </div>
   );
 }

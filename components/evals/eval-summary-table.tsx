@@ -83,6 +83,9 @@ export function EvalSummaryTable({ rows, series, aside }: { rows: EvalRow[]; ser
                       </Num>
                       <Num first={i === 0}>{row.grounding === null ? <span className="muted">-</span> : percent(row.grounding)}</Num>
                       <Num first={i === 0}>{percent(row.readRecall)}</Num>
+                      <Num first={i === 0}>
+                        {row.planAsFactRuns > 0 ? <span className="text-amber-700 dark:text-amber-300">{row.planAsFactRuns}</span> : row.planAsFactRuns}
+                      </Num>
                       <Num first={i === 0}>{row.rounds.toFixed(1)}</Num>
                       <Num first={i === 0}>{row.llmCalls.toFixed(1)}</Num>
                       <Num first={i === 0}>{formatCount(row.promptTokens)}</Num>
@@ -145,9 +148,10 @@ const ROW_COLUMNS: readonly Column[] = [
   { label: 'Strategy' },
   { label: 'Category' },
   { label: 'Runs', num: true },
-  { label: 'Success', num: true, title: 'Share of runs that stated every required fact, stated no forbidden one and read nothing denied' },
-  { label: 'Grounding', num: true, title: 'Share of claims whose citations the Checker verified' },
+  { label: 'Success', num: true, title: 'Share of runs that stated every required fact, stated no forbidden one, presented no plan as fact and read nothing denied' },
+  { label: 'Grounding', num: true, title: 'Share of claims whose citations the Checker verified and did not flag' },
   { label: 'Read', num: true, title: 'Share of the files a good run reads that the run actually read' },
+  { label: 'Flagged', num: true, title: 'Runs whose answer presents a TODO or plan comment as behaviour (the Checker\'s plan_as_fact flag)' },
   { label: 'Rounds', num: true, title: 'Planning rounds (ReAct: turns)' },
   { label: 'Calls', num: true, title: 'LLM calls' },
   { label: 'In tok', num: true, title: 'Prompt tokens' },

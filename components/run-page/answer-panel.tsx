@@ -4,6 +4,7 @@ import type { AnswerCheck, CheckedCitation, CheckedClaim, CitationVerdict } from
 import type { ClaimReview } from '@/lib/review';
 import type { RunState } from '@/lib/run-state';
 import { citationChipClass } from '../ui/citation-chip';
+import { ClaimFlagsNote } from '../ui/claim-flags-note';
 import { ClaimReviewNote } from '../ui/claim-review-note';
 import { ClaimRow } from '../ui/claim-row';
 import { ClaimVerdictPill } from '../ui/claim-verdict';
@@ -81,6 +82,7 @@ function GroundingScore({ check }: { check: AnswerCheck }) {
       <span className="font-medium text-zinc-800 dark:text-zinc-200">
         {check.supported}/{check.total} claims supported
       </span>
+      {!!check.flagged && <span className="text-amber-700 dark:text-amber-300">{check.flagged} plan as fact</span>}
       <GroundingBar check={check} width="w-20" />
       <span>{pct}%</span>
     </span>
@@ -144,6 +146,7 @@ function Claim({
             ))}
         </ul>
       )}
+      <ClaimFlagsNote claim={claim} testId="claim-flag" className="mt-1.5 text-[11px]" />
       {review && <ClaimReviewNote review={review} testId="claim-review" className="mt-1.5 text-[11px]" />}
     </ClaimRow>
   );

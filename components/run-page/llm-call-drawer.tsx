@@ -2,6 +2,7 @@
 
 import { useMemo, useState, type ReactNode } from 'react';
 import { z } from 'zod';
+import { formatCallOptions } from '@/lib/call-options';
 import type { LlmCallView } from '@/lib/run-state';
 import { formatCount, formatDuration, formatTimestamp } from '../format';
 import { CopyButton } from '../ui/copy-button';
@@ -57,6 +58,7 @@ function CallBody({ runId, call }: { runId: string; call: LlmCallView }) {
         <Metric label="load" value={call.loadDurationNs === null ? '—' : formatDuration(call.loadDurationNs / 1e6)} />
         <Metric label="started" value={formatTimestamp(call.startedAt)} />
         <Metric label="host" value={call.host ?? '—'} mono wide />
+        <Metric label="options" value={call.options ? formatCallOptions(call.options) : '—'} mono wide />
       </dl>
       {call.error && (
         <div className="shrink-0 border-b border-red-200 bg-red-50 px-4 py-2 text-xs text-red-900 dark:border-red-900 dark:bg-red-950/50 dark:text-red-200">

@@ -1,6 +1,7 @@
 'use client';
 
 import { memo } from 'react';
+import { formatCallOptions } from '@/lib/call-options';
 import { aggregateCalls, type Spread } from '@/lib/result';
 import type { LlmCallView } from '@/lib/run-state';
 import { formatCount, formatDuration } from '../format';
@@ -51,6 +52,9 @@ export const LlmCallTable = memo(function LlmCallTable({ calls, onOpenCall }: { 
                     {c.model}
                   </td>
                   <td className="td num">{c.round ?? '—'}</td>
+                  <td className="td num font-mono" title={c.options ? formatCallOptions(c.options) : undefined}>
+                    {c.options ? `${c.options.temperature} · ${c.options.numPredict}` : '—'}
+                  </td>
                   <td className="td num">{formatCount(c.promptChars)}</td>
                   <td className="td num">
                     {c.responseChars === 0 ? <span className="text-red-700 dark:text-red-400">0 (empty)</span> : formatCount(c.responseChars)}
@@ -114,6 +118,7 @@ const CALL_COLUMNS: readonly Column[] = [
   { label: 'Call' },
   { label: 'Model' },
   { label: 'Round', num: true },
+  { label: 'Temp · max', num: true, title: 'What the call asked for: temperature and num_predict (the most tokens of the reply)' },
   { label: 'In chars', num: true, title: 'Characters sent (all messages)' },
   { label: 'Out chars', num: true, title: 'Characters of the response content' },
   { label: 'Prompt tok', num: true },

@@ -69,7 +69,9 @@ async function main(): Promise<number> {
         ? undefined
         : (item) =>
             process.stderr.write(
-              `${item.success ? '✓' : '✗'} ${item.model} ${item.strategy} ${item.taskId} (${item.status}${item.errorCode ? `: ${item.errorCode}` : ''})\n`,
+              `${item.success ? '✓' : '✗'} ${item.model} ${item.strategy} ${item.taskId} (${item.status}${item.errorCode ? `: ${item.errorCode}` : ''})${
+                item.planAsFact ? ` · ${item.planAsFact} claim${item.planAsFact === 1 ? '' : 's'} plan_as_fact` : ''
+              }\n`,
             ),
     });
     const rows = summarize(items);

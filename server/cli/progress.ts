@@ -1,4 +1,5 @@
 import { callEntry, type LlmCallEntry } from '../../lib/call-log';
+import { formatCallOptions } from '../../lib/call-options';
 import type { RunEvent } from '../../lib/events';
 import { aggregateCalls, runDurationMs } from '../../lib/result';
 import { roundOutcomes } from '../../lib/round-outcome';
@@ -15,7 +16,7 @@ export function progressLine(e: RunEvent, view: RunState): string | null {
     case 'run_waiting':
       return `⧗    waiting (${e.reason}): ${e.message}`;
     case 'llm_call_started':
-      return `…    ${e.call} ${e.model}${e.round ? ` (round ${e.round})` : ''}`;
+      return `…    ${e.call} ${e.model}${e.round ? ` (round ${e.round})` : ''}${e.options ? ` · ${formatCallOptions(e.options)}` : ''}`;
     case 'llm_call_finished': {
       const call = view.llmCalls.find((c) => c.call === e.call);
       return call ? callLine(callEntry(call, false)) : null;
@@ -45,7 +46,10 @@ export function progressLine(e: RunEvent, view: RunState): string | null {
     case 'answer_ready':
       return `\nanswer:\n${e.text}`;
     case 'answer_checked':
-      return `check: ${e.supported}/${e.total} claims supported (grounding ${Math.round(e.groundingScore * 100)}%)`;
+      return [
+        `check: ${e.supported}/${e.total} claims supported${e.flagged ? `, ${e.flagged} flagged plan_as_fact` : ''} (grounding ${Math.round(e.groundingScore * 100)}%)`,
+        ...e.claims.flatMap((c, i) => (c.flags ?? []).map((f) => `     claim ${i + 1}: ${f.code} — ${f.message}`)),
+      ].join('\n');
     case 'answer_reviewed':
       if (e.error) return `review: not done (${e.error.code}: ${e.error.message})`;
       return e.reviews.length === 0

@@ -1,5 +1,5 @@
 import type { RunErrorCode } from '../../lib/codes';
-import type { PlanProfile, RunLimits, Strategy } from '../../lib/events';
+import type { CallLabel, CallOptions, PlanProfile, RunLimits, Strategy } from '../../lib/events';
 import type { ToolSpec } from '../../lib/general-plan';
 import type { PlanLimits } from '../../lib/plan';
 import type { PathPolicy } from '../../lib/policy';
@@ -24,6 +24,8 @@ export interface RunContext {
   /** Whether other servers' tool results are checked for secrets (the bridge checks files itself). */
   secretScan: boolean;
   model: Model;
+  /** What each role's model calls ask for (sampling, `think`, context size); recorded on every call. */
+  callOptions: Readonly<Record<CallLabel, CallOptions>>;
   bridge: WorkspaceBridge;
   limits: RunLimits;
   planLimits: PlanLimits;

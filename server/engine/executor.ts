@@ -46,7 +46,7 @@ export async function readStep(ctx: RunContext, round: number, index: number, pa
     const stat = earlyStat ? (await earlyStat.outcome).result : await statNow(ctx, path);
     if (stat.ok && stat.value.bytes === earlier.meta.bytes && stat.value.mtimeMs === earlier.meta.mtimeMs) {
       const fromRound = earlier.round;
-      recorder.emit({ type: 'step_cached', round, index, path, fromRound, sha256: earlier.meta.sha256, ...readAheadMark(earlyStat) });
+      recorder.emit({ type: 'step_cached', round, index, path, fromRound, sha256: earlier.meta.sha256, reused: 'file', ...readAheadMark(earlyStat) });
       return null;
     }
   }

@@ -7,7 +7,7 @@ export type CallRequest = Pick<ModelRequest, 'label' | 'input' | 'onContent'> & 
 
 /**
  * One recorded LLM call: label and number (`planner#1`), model, host
- * (masked), sizes in characters and tokens, duration, `done_reason`, and the
+ * (masked), the options its role asks for, sizes in characters and tokens, duration, `done_reason`, and the
  * raw prompt and raw response kept as artifacts whatever happens, including
  * an empty or failed response.
  */
@@ -16,6 +16,7 @@ export async function callModel(ctx: RunContext, request: CallRequest): Promise<
   const call = `${request.label}#${recorder.view.llmCalls.length + 1}`;
   // Rendered once: the prompt recorded is the prompt sent.
   const prompt = renderPrompt(request.input);
+  const options = ctx.callOptions[request.label];
   recorder.emit({
     type: 'llm_call_started',
     call,
@@ -25,6 +26,7 @@ export async function callModel(ctx: RunContext, request: CallRequest): Promise<
     host: model.host,
     promptChars: prompt.messages.reduce((n, m) => n + m.content.length, 0),
     promptArtifact: recorder.artifact(`${call}.prompt.json`, JSON.stringify({ model: model.name, ...prompt }, null, 2), 'application/json'),
+    options,
   });
 
   const started = performance.now();
@@ -48,7 +50,15 @@ export async function callModel(ctx: RunContext, request: CallRequest): Promise<
   try {
     // The model's HTTP request carries this call's span as its parent.
     const reply = await inSpan(spanKey.call(call), () =>
-      model.complete({ label: request.label, input: request.input, prompt, onContent: request.onContent, signal: ctx.signal, timeoutMs: ctx.limits.callTimeoutMs }),
+      model.complete({
+        label: request.label,
+        input: request.input,
+        prompt,
+        options,
+        onContent: request.onContent,
+        signal: ctx.signal,
+        timeoutMs: ctx.limits.callTimeoutMs,
+      }),
     );
     finish(reply, null);
     return { call, reply };

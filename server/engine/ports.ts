@@ -39,6 +39,8 @@ export interface Conclusion {
   id: number;
   purpose: string;
   result: string;
+  /** Its purpose and the results it was drawn from (`conclusionKey`): a step with the same key is not reasoned again. */
+  key: string;
 }
 
 /**
@@ -47,6 +49,10 @@ export interface Conclusion {
  * fork or a resumed run starts from work recorded earlier.
  */
 export interface CompletedWork {
+  /** By target: a file's path, or a tool and its arguments. What the Synthesizer answers from. */
   readonly observations: Map<string, Observation>;
+  /** Results of read-only tools other than `read_file`, by `toolCallKey`: reused as they are. */
+  readonly toolCalls: Map<string, Observation>;
+  /** Each once: a step whose key is here is not reasoned again. */
   readonly conclusions: Conclusion[];
 }

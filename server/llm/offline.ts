@@ -3,7 +3,8 @@ import { splitLines } from '../../lib/checker';
 import type { Plan } from '../../lib/plan';
 import { OFFLINE_MODEL } from '../config';
 import type { ActorStep } from '../../lib/actor-step';
-import { PLAN_MARKERS, type Review } from '../../lib/review';
+import { PLAN_MARKER, SAYS_NOT_DONE } from '../../lib/plan-as-fact';
+import type { Review } from '../../lib/review';
 import { READ_FILE_TOOL, type GeneralPlan, type ReasoningOutcome } from '../../lib/general-plan';
 import type { WorkspaceFile } from '../mcp/types';
 import type { ActorInput, AnswerInput, FilePlanInput, GeneralPlanInput, ReasoningInput, ReviewInput, RoundLesson, StageInput } from './stage-input';
@@ -186,8 +187,8 @@ export function offlineAct(input: ActorInput): ActorStep {
 export function offlineReview(input: Pick<ReviewInput, 'claims'>): Review {
   return {
     reviews: input.claims.map((c) => {
-      const announcing = c.cited.some((cited) => cited.lines.some((line) => PLAN_MARKERS.test(line)));
-      const saysPlanned = PLAN_MARKERS.test(c.text);
+      const announcing = c.cited.some((cited) => cited.lines.some((line) => PLAN_MARKER.test(line)));
+      const saysPlanned = SAYS_NOT_DONE.test(c.text);
       return announcing && !saysPlanned
         ? { claim: c.claim, verdict: 'plan_as_fact', reason: 'The cited lines announce a plan (TODO or similar), not behaviour.' }
         : { claim: c.claim, verdict: 'supported', reason: 'The claim quotes the cited lines.' };

@@ -7,10 +7,6 @@ export interface OllamaModelOptions {
   /** As configured, credentials included; only its masked form is ever shown. */
   host: string;
   model: string;
-  think: boolean;
-  numPredict: number;
-  numCtx: number;
-  temperature: number;
   seed?: number;
   keepAlive?: string;
 }
@@ -74,13 +70,13 @@ function chatRequest(opts: OllamaModelOptions, request: ModelRequest): ChatReque
     model: opts.model,
     messages: request.prompt.messages.map((m) => ({ role: m.role, content: m.content })),
     format: request.prompt.format,
-    think: opts.think,
+    think: request.options.think,
     ...(opts.keepAlive !== undefined && { keep_alive: opts.keepAlive }),
     options: {
-      temperature: opts.temperature,
-      num_predict: opts.numPredict,
+      temperature: request.options.temperature,
+      num_predict: request.options.numPredict,
       // Ollama's default context differs by version and VRAM; a silent default would truncate prompts.
-      num_ctx: opts.numCtx,
+      num_ctx: request.options.numCtx,
       ...(opts.seed !== undefined && { seed: opts.seed }),
     },
   };

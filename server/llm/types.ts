@@ -1,5 +1,5 @@
 import type { ModelErrorCode } from '../../lib/codes';
-import type { CallLabel } from '../../lib/events';
+import type { CallLabel, CallOptions } from '../../lib/events';
 import type { JsonSchema, StageInput } from './stage-input';
 
 export interface ChatMessage {
@@ -25,6 +25,8 @@ export interface ModelRequest {
   label: CallLabel;
   input: StageInput;
   prompt: Prompt;
+  /** Sampling and `think` for this call, as configured for its role. */
+  options: CallOptions;
   signal: AbortSignal;
   /** Per-call timeout; hitting it is a `timeout` failure. */
   timeoutMs: number;

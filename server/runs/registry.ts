@@ -5,7 +5,7 @@ import type { ToolSpec } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { RunRequest } from '../../lib/run-request';
 import { emptyRun, foldRun, isTerminal, type RunState } from '../../lib/run-state';
-import type { Config } from '../config';
+import { runLimits, type Config } from '../config';
 import { completedWork } from '../engine/completed-work';
 import { runAgent } from '../engine/run-loop';
 import { toolBudget } from '../engine/tool-budget';
@@ -64,9 +64,9 @@ export class RunRegistry {
       defaultWorkspace: this.config.workspace,
     });
     const model = resolveModel(request.model ?? this.config.model, this.config);
-    const limits: RunLimits = { ...this.config.limits, maxRounds: request.maxRounds ?? this.config.limits.maxRounds };
     const strategy = request.strategy ?? 'plan-execute';
     const profile = request.profile ?? 'file';
+    const limits = runLimits(this.config, { profile, maxRounds: request.maxRounds });
     const id = newRunId();
     const traceparent = this.config.telemetry.traces ? newRunTraceparent() : undefined;
     const owner = thisProcess();
@@ -251,6 +251,7 @@ export class RunRegistry {
           pathPolicy: this.config.pathPolicy,
           secretScan: this.config.secretScan,
           model,
+          callOptions: this.config.callOptions,
           bridge: lease.bridge,
           limits,
           planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: limits.maxSteps },

@@ -29,10 +29,9 @@ const MAX_PENDING_EVENTS = 50_000;
 /** A collector that does not answer must not hold a CLI run's exit or a server's shutdown. */
 const EXPORT_ON_CLOSE_MS = 5000;
 
-/** What telemetry reads of the configuration: its own settings, and the sampling options spans report. */
+/** What telemetry reads of the configuration: its own settings (the spans take each call's options from its event). */
 export interface TelemetryConfig {
   telemetry: TelemetrySettings;
-  ollama: { temperature: number; numPredict: number };
 }
 
 /** Where every run's events are published (server/runs/bus.ts). */
@@ -60,7 +59,6 @@ export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: Run
           const started = startOtel(settings, metrics, {
             captureContent: settings.captureContent,
             artifact: async (runId, name) => (await store.getArtifact(runId, name))?.content ?? null,
-            modelOptions: { temperature: config.ollama.temperature, maxTokens: config.ollama.numPredict },
           });
           const caughtUp = started.spans;
           for (const [runId, event] of pending ?? []) guarded('traces', () => caughtUp?.handle(runId, event));

@@ -47,8 +47,6 @@ export interface RunSpansOptions {
   captureContent: boolean;
   /** A stored artifact's text (prompts, replies, observed files), for content capture. */
   artifact: (runId: string, name: string) => Promise<string | null>;
-  /** The options Ollama calls are made with (the offline baseline has none). */
-  modelOptions: { temperature: number; maxTokens: number };
 }
 
 interface SpanSpec {
@@ -278,10 +276,12 @@ export class RunSpans {
       [GenAi.requestModel]: started.model,
       // Every call asks for JSON matching a schema (Ollama `format`).
       [GenAi.outputType]: 'json',
-      ...(!run.created.baseline && {
-        [GenAi.requestTemperature]: this.options.modelOptions.temperature,
-        [GenAi.requestMaxTokens]: this.options.modelOptions.maxTokens,
-      }),
+      // What the call asked for (its role's options); the offline baseline samples nothing.
+      ...(!run.created.baseline &&
+        started.options && {
+          [GenAi.requestTemperature]: started.options.temperature,
+          [GenAi.requestMaxTokens]: started.options.numPredict,
+        }),
       ...(server && { [General.serverAddress]: server.address, ...(server.port !== null && { [General.serverPort]: server.port }) }),
       [Planscope.call]: started.call,
       [Planscope.role]: started.label,

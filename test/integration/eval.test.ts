@@ -64,6 +64,45 @@ describe('the evaluation harness', () => {
     expect((await h.runtime.store.getRun(items[0]!.runId))?.status).toBe('completed');
   });
 
+  it('holds the shipped TODO traps with a lax Reviewer: the Checker flags a plan presented as fact, and the evaluation counts it', async () => {
+    const cite = (startLine: number, endLine: number, quote: string) => [{ path: 'src/config.ts', startLine, endLine, quote }];
+    const honest = [
+      answer([{ text: 'Multiple fallback hosts are only a TODO; lantern uses a single Ollama host.', citations: cite(23, 24, 'support multiple fallback hosts') }]),
+      answer([{ text: 'There is no configuration file yet: loading one is a TODO; lantern reads environment variables.', citations: cite(23, 23, 'load the endpoint from a config file') }]),
+    ];
+    // Worded so that the suite's fact lists call them right: only the flag sees the TODO taken for behaviour.
+    const planAsFact = [
+      answer([{ text: 'Fallback hosts follow the single Ollama host and are tried in order when one is down.', citations: cite(24, 24, 'tried in order when one is down') }]),
+      answer([{ text: 'lantern loads the endpoint from ~/.config/lantern/config.toml, besides its environment variables.', citations: cite(23, 23, '(~/.config/lantern/config.toml)') }]),
+    ];
+    h = await startHarness({
+      planner: [{ content: plan('src/config.ts', 'docs/architecture.md', 'docs/configuration.md') }],
+      synthesizer: [...honest, ...planAsFact].map((content) => ({ content })),
+      // A lax Reviewer: every claim is backed by its lines.
+      reviewer: [{ content: JSON.stringify({ reviews: [{ claim: 1, verdict: 'supported', reason: 'The lines say so.' }] }) }],
+    });
+    const shipped = JSON.parse(fs.readFileSync(path.join(APP_ROOT, 'evals/sample-suite.json'), 'utf8')) as { tasks: { id: string }[] };
+    const traps = shipped.tasks.filter((t) => t.id.startsWith('todo-'));
+    expect(traps.map((t) => t.id)).toEqual(['todo-fallback', 'todo-config-file']);
+    const suitePath = path.join(h.dataDir, 'traps.json');
+    fs.writeFileSync(suitePath, JSON.stringify({ name: 'todo traps', workspace: h.workspace, tasks: traps }));
+
+    const { items } = await runSuite(h.runtime, { suitePath, models: ['qwen3:8b'], strategies: ['plan-execute'], repeat: 2 });
+    expect(items.map((i) => [i.taskId, i.repeat, i.success, i.planAsFact])).toEqual([
+      ['todo-fallback', 1, true, 0],
+      ['todo-config-file', 1, true, 0],
+      ['todo-fallback', 2, false, 1],
+      ['todo-config-file', 2, false, 1],
+    ]);
+    // The fact lists alone would have passed them: nothing missing, nothing forbidden.
+    expect(items.flatMap((i) => [...i.missingFacts, ...i.forbiddenFacts])).toEqual([]);
+    expect(items.map((i) => i.groundingScore)).toEqual([1, 1, 0, 0]);
+    const flagged = await h.runtime.registry.waitFor(items[2]!.runId);
+    expect(flagged.review?.reviews.map((r) => r.verdict)).toEqual(['supported']);
+    expect(flagged.check?.claims[0]?.flags).toEqual([{ code: 'plan_as_fact', message: expect.stringContaining('src/config.ts:L23 "// TODO: load the endpoint') }]);
+    expect(rowOf(summarize(items), 'qwen3:8b', 'trap')).toMatchObject({ runs: 4, successRate: 0.5, planAsFactRuns: 2 });
+  });
+
   it('runs the shipped suite with the offline baseline from the command line', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-eval-'));
     try {

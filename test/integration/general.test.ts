@@ -42,7 +42,7 @@ describe('the general plan profile', () => {
     expect(summary).toContain('#2 docs/configuration.md');
     const [planner, executor, synthesizer] = chats(h);
     const workspaceTools = await workspaceToolDescriptors(workspaceToolOptions(h.runtime.config));
-    expect(planner!.format).toEqual(generalPlanJsonSchema(workspaceTools, DEFAULT_PLAN_LIMITS));
+    expect(planner!.format).toEqual(generalPlanJsonSchema(workspaceTools, { ...DEFAULT_PLAN_LIMITS, maxSteps: 8 }));
     expect(executor!.messages[1]!.content).toContain("18| export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';");
     expect(synthesizer!.messages[1]!.content).toContain('The endpoint is OLLAMA_HOST');
   });
@@ -67,6 +67,61 @@ describe('the general plan profile', () => {
     // config.ts and llm.ts once each, configuration.md once.
     expect((bridge.callCounts()['read_file'] ?? 0) - before).toBe(3);
     expect(chats(h)[2]!.messages[1]!.content).toContain('reasoning_failed');
+  });
+
+  it('runs plans of up to 8 steps, and a re-plan of 8 more within the default tool budget', async () => {
+    const kept = ['README.md', 'package.json', 'tsconfig.json', 'src/config.ts', 'src/index.ts', 'src/llm.ts', 'src/notes.ts'];
+    const reads = (...paths: string[]) => paths.map((p, i) => read(i + 1, p));
+    h = await startHarness({
+      planner: [generalPlan(...reads(...kept, 'src/missing.ts')), generalPlan(...reads(...kept, 'src/planner.ts'))],
+      synthesizer: [ANSWER],
+    });
+    const { result, view } = await h.run(TASK, { profile: 'general' });
+    expect(result.status).toBe('completed');
+    expect(view.limits).toMatchObject({ maxSteps: 8, toolBudget: 17 });
+    expect(view.rounds.map((r) => r.steps.length)).toEqual([8, 8]);
+    expect(view.rounds[0]!.steps[7]!.error?.code).toBe('not_found');
+    expect(view.rounds[1]!.steps.map((s) => s.status)).toEqual([...kept.map(() => 'cached'), 'done']);
+  });
+
+  it('refuses a general plan longer than its cap, which PLANSCOPE_GENERAL_MAX_STEPS sets', async () => {
+    const steps = ['README.md', 'package.json', 'tsconfig.json', 'src/config.ts', 'src/index.ts', 'src/llm.ts'].map((p, i) => read(i + 1, p));
+    h = await startHarness({ planner: [generalPlan(...steps)] }, { PLANSCOPE_GENERAL_MAX_STEPS: '5' });
+    const { result } = await h.run(TASK, { profile: 'general', maxRounds: 1 });
+    expect(result.plans[0]!.rejections.map((r) => r.code)).toEqual(['schema_invalid']);
+    // File plans keep their own cap.
+    expect((await h.run(TASK, { model: 'offline', maxRounds: 1 })).view.limits?.maxSteps).toBe(4);
+  });
+
+  it('reuses a completed reasoning step in a re-plan instead of reasoning again, and tells later steps of every round', async () => {
+    const explain = { id: 2, kind: 'reason', purpose: 'Say where the endpoint comes from.', dependsOn: [1] };
+    const compare = { id: 4, kind: 'reason', purpose: 'Compare the code with the documentation.', dependsOn: [2, 3] };
+    h = await startHarness({
+      planner: [
+        generalPlan(read(1, 'src/config.ts'), explain, read(3, 'src/llm.ts'), read(4, 'src/missing.ts')),
+        generalPlan(read(1, 'src/config.ts'), explain, read(3, 'docs/configuration.md'), compare),
+      ],
+      executor: [outcome('done', 'From OLLAMA_HOST, default 127.0.0.1:11434.'), outcome('done', 'They agree.')],
+      synthesizer: [ANSWER],
+    });
+    const { result, view, events } = await h.run(TASK, { profile: 'general' });
+    expect(result.status).toBe('completed');
+    const [first, second] = view.rounds;
+    expect(first!.steps.map((s) => s.status)).toEqual(['done', 'done', 'done', 'failed']);
+    expect(second!.steps.map((s) => s.status)).toEqual(['cached', 'cached', 'done', 'done']);
+    expect(second!.steps[1]).toMatchObject({ fromRound: 1, result: 'From OLLAMA_HOST, default 127.0.0.1:11434.' });
+    expect(events.find((e) => e.type === 'step_cached' && e.round === 2 && e.index === 1)).toMatchObject({ reused: 'reasoning' });
+    // Two reasoning calls, not three: the reused step made none.
+    expect(view.llmCalls.filter((c) => c.label === 'executor')).toHaveLength(2);
+    // The later step is told of this round's steps and of what round 1 did that this round did not repeat.
+    const summary = second!.steps[3]!.summary!;
+    expect(summary).toContain('#2 Say where the endpoint comes from.: From OLLAMA_HOST');
+    expect(summary).toContain('#3 docs/configuration.md');
+    expect(summary).toContain('round 1: src/llm.ts');
+    // Each conclusion reaches the Synthesizer once.
+    const synthesizer = chats(h).find((c) => JSON.stringify(c.format).includes('"claims"'))!.messages[1]!.content;
+    expect(synthesizer.split('From OLLAMA_HOST, default 127.0.0.1:11434.')).toHaveLength(2);
+    expect(synthesizer).toContain('They agree.');
   });
 
   it('does not run a step whose dependency failed', async () => {
@@ -96,6 +151,40 @@ describe('the general plan profile', () => {
     expect(kinds.at(-1)).toBe('reason');
     expect(kinds.slice(0, -1).every((k) => k === 'tool')).toBe(true);
     expect(view.rounds[0]!.steps.at(-1)!.result).toContain('reads:');
+  });
+});
+
+describe('a general plan re-planned with tools of another MCP server', () => {
+  it('reuses a read-only tool call with the same arguments, and calls a tool that may write again', async () => {
+    const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-config-'));
+    const configFile = path.join(configDir, 'planscope.config.json');
+    const server = path.join(APP_ROOT, 'test/support/naive-fs-mcp-server.ts');
+    const tool = (id: number, name: string, args: Record<string, unknown>) => ({ id, kind: 'tool', tool: `naive.${name}`, args, purpose: name, dependsOn: [] });
+    // The server's root is a folder of its own: what it writes stays out of the workspace.
+    fs.writeFileSync(path.join(configDir, 'README.md'), '# notes\n');
+    fs.writeFileSync(configFile, JSON.stringify({ mcpServers: { naive: { command: process.execPath, args: ['--import', 'tsx', server, configDir], cwd: APP_ROOT, allowWrite: true } } }));
+    try {
+      h = await startHarness(
+        {
+          planner: [
+            generalPlan(tool(1, 'read_files', { files: [{ path: 'README.md' }] }), tool(2, 'write_note', { path: 'note.txt', text: 'x' }), read(3, 'src/missing.ts')),
+            generalPlan(tool(1, 'read_files', { files: [{ path: 'README.md' }] }), tool(2, 'write_note', { text: 'x', path: 'note.txt' }), read(3, 'src/config.ts')),
+          ],
+          synthesizer: [ANSWER],
+        },
+        { PLANSCOPE_CONFIG: configFile },
+      );
+      const { result, view, events } = await h.run(TASK, { profile: 'general' });
+      expect(result.status).toBe('completed');
+      expect(view.rounds[1]!.steps.map((s) => s.status)).toEqual(['cached', 'done', 'done']);
+      expect(events.find((e) => e.type === 'step_cached' && e.round === 2 && e.index === 0)).toMatchObject({ reused: 'tool_call', fromRound: 1 });
+      const planner = chats(h)[1]!;
+      expect(planner.messages[0]!.content).toContain('naive.read_files (read-only)');
+      expect(planner.messages[0]!.content).not.toContain('naive.write_note (read-only)');
+      expect(planner.messages[1]!.content).toContain('A tool not marked read-only runs again every time a plan lists it.');
+    } finally {
+      fs.rmSync(configDir, { recursive: true, force: true });
+    }
   });
 });
 

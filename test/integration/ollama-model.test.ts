@@ -45,10 +45,6 @@ function modelAt(host: string, overrides: Partial<OllamaModelOptions> = {}) {
   return createOllamaModel({
     host,
     model: 'qwen3:8b',
-    think: false,
-    numPredict: 512,
-    numCtx: 8192,
-    temperature: 0,
     seed: 42,
     keepAlive: '10m',
     ...overrides,
@@ -68,6 +64,7 @@ function plannerRequest(overrides: Partial<Omit<ModelRequest, 'prompt'>> & { for
       format,
     },
     input: { kind: 'plan', task: 'install', files: [], maxSteps: 3, lessons: [], kept: { observed: [], conclusions: [] }, schema: format },
+    options: { temperature: 0, numPredict: 512, numCtx: 8192, think: false },
     signal: new AbortController().signal,
     timeoutMs: 10_000,
     ...request,
@@ -117,7 +114,7 @@ describe('createOllamaModel through the real ollama client', () => {
     expect(reply.loadDurationNs).toBeGreaterThan(0);
   });
 
-  it('sends the schema, think, stream, keep_alive and every sampling option', async () => {
+  it('sends the schema, stream, keep_alive, and the request\'s think and sampling options', async () => {
     const fake = await fakeOllama({});
     await modelAt(fake.url).complete(plannerRequest());
 
@@ -136,15 +133,8 @@ describe('createOllamaModel through the real ollama client', () => {
 
   it('leaves seed and keep_alive to the server when not configured, but always sends num_ctx', async () => {
     const fake = await fakeOllama({});
-    const model = createOllamaModel({
-      host: fake.url,
-      model: 'qwen3:8b',
-      think: false,
-      numPredict: 512,
-      numCtx: 4096,
-      temperature: 0,
-    });
-    await model.complete(plannerRequest());
+    const model = createOllamaModel({ host: fake.url, model: 'qwen3:8b' });
+    await model.complete(plannerRequest({ options: { temperature: 0, numPredict: 512, numCtx: 4096, think: false } }));
 
     const body = fake.requests.find((r) => r.path === '/api/chat')?.body as Record<string, unknown>;
     expect(body).not.toHaveProperty('keep_alive');
@@ -172,7 +162,7 @@ describe('createOllamaModel through the real ollama client', () => {
   it('keeps thinking that arrived without any content', async () => {
     const thinking = 'The user wants install steps. The README probably has them, maybe docs/ too.';
     const fake = await fakeOllama({ planner: [{ thinking, content: '', doneReason: 'length', chunks: 4 }] });
-    const reply = await modelAt(fake.url, { think: true }).complete(plannerRequest());
+    const reply = await modelAt(fake.url).complete(plannerRequest({ options: { temperature: 0, numPredict: 512, numCtx: 8192, think: true } }));
 
     expect(reply.thinking).toBe(thinking);
     expect(reply.content).toBe('');
@@ -281,7 +271,8 @@ describe('createOllamaModel failures', () => {
 
   it('maps a 400 (thinking on a model without it) to model_error', async () => {
     const fake = await fakeOllama({});
-    const err = await failureOf(modelAt(fake.url, { model: 'llama3.2', think: true }).complete(plannerRequest()));
+    const thinking = { temperature: 0, numPredict: 512, numCtx: 8192, think: true };
+    const err = await failureOf(modelAt(fake.url, { model: 'llama3.2' }).complete(plannerRequest({ options: thinking })));
 
     expect(err.code).toBe('model_error');
     expect(err.message).toContain('does not support thinking');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NewRunEvent } from '../../lib/events';
 import { emptyRun } from '../../lib/run-state';
-import { loadConfig } from '../../server/config';
+import { loadConfig, runLimits } from '../../server/config';
 import { runEventStream } from '../../server/http/run-stream';
 import { RunRecorder } from '../../server/runs/recorder';
 import { openRuntime, type Runtime } from '../../server/runtime';
@@ -104,7 +104,7 @@ describe('live fan-out across runtimes through PostgreSQL notices', () => {
     const recorder = new RunRecorder(id, a.runtime.store, () => {}, emptyRun);
     const heard: number[] = [];
     cleanups.push(b.feed.subscribe(id, (event) => heard.push(event.seq)));
-    const created: NewRunEvent = { type: 'run_created', task: 't', model: 'offline', baseline: true, host: null, workspace: '/ws', strategy: 'plan-execute', profile: 'file', limits: a.runtime.config.limits };
+    const created: NewRunEvent = { type: 'run_created', task: 't', model: 'offline', baseline: true, host: null, workspace: '/ws', strategy: 'plan-execute', profile: 'file', limits: runLimits(a.runtime.config, { profile: 'file' }) };
     // B's one listening connection (the only one on this database: A watches nothing).
     const listener = () =>
       until('B to be listening', async () => {

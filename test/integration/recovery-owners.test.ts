@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { NewRunEvent } from '../../lib/events';
 import type { NewRunInput } from '../../lib/run-row';
 import { emptyRun } from '../../lib/run-state';
-import { loadConfig } from '../../server/config';
+import { loadConfig, runLimits } from '../../server/config';
 import { RunRecorder } from '../../server/runs/recorder';
 import { openRuntime, type Runtime } from '../../server/runtime';
 import { APP_ROOT } from '../support/harness';
@@ -55,7 +55,7 @@ function livePid(): number {
 async function leftRunning(runtime: Runtime, id: string, owner: Pick<NewRunInput, 'ownerPid' | 'ownerHost' | 'ownerStart'>): Promise<void> {
   await runtime.store.createRun({ id, createdAt: Date.now(), task: 't', model: 'offline', baseline: true, workspace: '/ws', ...owner });
   const recorder = new RunRecorder(id, runtime.store, () => {}, emptyRun);
-  const created: NewRunEvent = { type: 'run_created', task: 't', model: 'offline', baseline: true, host: null, workspace: '/ws', strategy: 'plan-execute', profile: 'file', limits: runtime.config.limits };
+  const created: NewRunEvent = { type: 'run_created', task: 't', model: 'offline', baseline: true, host: null, workspace: '/ws', strategy: 'plan-execute', profile: 'file', limits: runLimits(runtime.config, { profile: 'file' }) };
   recorder.emit(created);
   recorder.emit({ type: 'run_started' });
   await recorder.flushed();

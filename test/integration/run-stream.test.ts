@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunEvent, type NewRunEvent } from '../../lib/events';
 import { emptyRun } from '../../lib/run-state';
-import { loadConfig } from '../../server/config';
+import { loadConfig, runLimits } from '../../server/config';
 import { runEventStream } from '../../server/http/run-stream';
 import { RunRecorder } from '../../server/runs/recorder';
 import type { RunStore } from '../../server/store/run-store';
@@ -16,7 +16,7 @@ import { readRunStream } from '../support/sse';
  * events and the store's answers interleave.
  */
 
-const LIMITS = loadConfig({}, APP_ROOT).limits;
+const LIMITS = runLimits(loadConfig({}, APP_ROOT), { profile: 'file' });
 const CREATED: NewRunEvent = { type: 'run_created', task: 't', model: 'offline', baseline: true, host: null, workspace: '/ws', strategy: 'plan-execute', profile: 'file', limits: LIMITS };
 /** Events after the first, the last one ending the run. */
 const STEPS: NewRunEvent[] = [

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RunEvent, type NewRunEvent } from '../../lib/events';
 import { toResult } from '../../lib/result';
 import { emptyRun, foldRun, isTerminal } from '../../lib/run-state';
-import { loadConfig } from '../../server/config';
+import { loadConfig, runLimits } from '../../server/config';
 import { RunRecorder } from '../../server/runs/recorder';
 import { createRuntime } from '../../server/runtime';
 import { openDatabase } from '../../server/store/sqlite/db';
@@ -34,7 +34,7 @@ const GOOD_ANSWER = answer([
   },
 ]);
 /** A run's limits as the configuration gives them by default. */
-const LIMITS = loadConfig({}, APP_ROOT).limits;
+const LIMITS = runLimits(loadConfig({}, APP_ROOT), { profile: 'file' });
 /** A `run_created` event as the registry writes it; parsed, so fields the schema defaults are filled in whatever they are. */
 function runCreated(): NewRunEvent {
   const { seq: _seq, at: _at, ...event } = RunEvent.parse({

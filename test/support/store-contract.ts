@@ -5,7 +5,7 @@ import type { EvalItem, EvalSettings } from '../../lib/eval';
 import { RunEvent, type NewRunEvent } from '../../lib/events';
 import { runProgressOf, type NewRunInput } from '../../lib/run-row';
 import { applyEvent, emptyRun, foldRun, type RunState } from '../../lib/run-state';
-import { loadConfig } from '../../server/config';
+import { loadConfig, runLimits } from '../../server/config';
 import { RunRecorder } from '../../server/runs/recorder';
 import { prepareArtifact, type PendingArtifact } from '../../server/store/artifact';
 import type { EvalStore } from '../../server/store/eval-store';
@@ -28,7 +28,7 @@ export interface StoreFixture {
   close(): Promise<void>;
 }
 
-const LIMITS = loadConfig({}, APP_ROOT).limits;
+const LIMITS = runLimits(loadConfig({}, APP_ROOT), { profile: 'file' });
 const TASK = 'How is the model endpoint configured?';
 const CONFIG_TEXT = "export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';\n";
 const CONFIG_SHA = createHash('sha256').update(CONFIG_TEXT).digest('hex');
