@@ -44,6 +44,8 @@ async function runtimeA(): Promise<Harness> {
     { PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4' },
   );
   cleanups.push(() => a.close());
+  // Recovery runs once at start: it must not take a run this test records by hand, under this pid, for a dead one's.
+  await a.runtime.recovered;
   return a;
 }
 
@@ -55,6 +57,7 @@ async function runtimeB(): Promise<Runtime> {
     await b.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
+  await b.recovered;
   return b;
 }
 

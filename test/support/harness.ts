@@ -86,6 +86,8 @@ export async function startHarness(
   const runtime = createRuntime(config);
   try {
     await runtime.ready;
+    // Recovery runs once at start; a test that records a run by hand under this pid must not race it.
+    await runtime.recovered;
   } catch (error) {
     await runtime.close();
     await database?.drop();
