@@ -7,6 +7,8 @@ const DATA_DIR = '.e2e-data';
 
 export default defineConfig({
   testDir: 'e2e',
+  // `*.docs.ts` make the pictures under docs/ (npm run docs:screenshots); they are not tests of the suite.
+  testMatch: process.env.PLANSCOPE_DOC_SCREENSHOTS ? '**/*.docs.ts' : '**/*.spec.ts',
   // One dashboard and one scripted fake Ollama are shared by the tests: run them one at a time.
   workers: 1,
   fullyParallel: false,

@@ -3,10 +3,9 @@ import { expect, scriptFake, settled, startRun, test } from './fixtures';
 
 /**
  * The screenshots in docs/screenshots/, both themes of the start page and of
- * a run page with a citation opened. Made on demand, not in every e2e run:
- * `npm run docs:screenshots`.
+ * a run page with a citation opened. Made on demand, not a test of the suite
+ * (`*.docs.ts`, run by `npm run docs:screenshots`).
  */
-test.skip(!process.env.PLANSCOPE_DOC_SCREENSHOTS, 'made on demand: npm run docs:screenshots');
 
 test('screenshots of the start page and a run page, light and dark', async ({ page, request }) => {
   await scriptFake(request, rejectedThenAnswered());
