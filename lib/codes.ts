@@ -72,6 +72,12 @@ export const RequestErrorCode = z.enum([
   'unauthorized',
   /** Cancelling a run that is no longer queued or running. */
   'not_running',
+  /** A fork from a round the parent run does not have (or, at the answer stage, a parent with nothing observed). */
+  'round_not_found',
+  /** A fork's plan the schema or the Validator refused; the rejections come with the error. */
+  'plan_rejected',
+  /** A fork of a run that is still queued or running. */
+  'run_not_finished',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

@@ -20,7 +20,7 @@ const FLAG_VALUES = {
   strategy: Strategy.options.join('|'),
   profile: PlanProfile.options.join('|'),
   maxRounds: 'N',
-} satisfies Record<Exclude<RunRequestField, 'task'>, string>;
+} satisfies Record<Exclude<RunRequestField, 'task' | 'fork'>, string>;
 type FlagField = keyof typeof FLAG_VALUES;
 const FLAG_FIELDS = Object.keys(FLAG_VALUES) as FlagField[];
 

@@ -30,6 +30,8 @@ export interface Observation {
   meta: ObservationMeta;
   text: string;
   round: number;
+  /** The run that made it, when not this one (a fork's parent): `round` is that run's. */
+  run?: string;
 }
 
 /** What a general plan's reasoning step concluded. */
@@ -41,6 +43,8 @@ export interface Conclusion {
   result: string;
   /** Its purpose and the results it was drawn from (`conclusionKey`): a step with the same key is not reasoned again. */
   key: string;
+  /** The run that concluded it, when not this one (a fork's parent). */
+  run?: string;
 }
 
 /**

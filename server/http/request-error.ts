@@ -1,4 +1,5 @@
 import type { RequestErrorCode } from '../../lib/codes';
+import type { Rejection } from '../../lib/events';
 
 /** The HTTP status each refusal is answered with. */
 export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
@@ -13,6 +14,9 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   eval_not_found: 404,
   unauthorized: 401,
   not_running: 409,
+  round_not_found: 404,
+  plan_rejected: 422,
+  run_not_finished: 409,
 };
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */
@@ -21,6 +25,8 @@ export class RequestError extends Error {
   constructor(
     readonly code: RequestErrorCode,
     message: string,
+    /** A refused plan's rejections, each with its code, as a run records them. */
+    readonly rejections?: Rejection[],
   ) {
     super(message);
   }

@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { RunErrorCode } from '../../lib/codes';
-import type { PlanProfile, RunEvent, RunLimits, Strategy } from '../../lib/events';
+import type { EventOf, ForkedFrom, PlanProfile, RunEvent, RunLimits, Strategy } from '../../lib/events';
 import type { ToolSpec } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
-import { RunRequest } from '../../lib/run-request';
+import { RunRequest, type ForkRequest } from '../../lib/run-request';
 import { emptyRun, foldRun, isTerminal, type RunState } from '../../lib/run-state';
 import { runLimits, type Config } from '../config';
 import { completedWork } from '../engine/completed-work';
+import type { CompletedWork } from '../engine/ports';
+import { planRules } from '../engine/profiles/profile';
 import { runAgent } from '../engine/run-loop';
+import type { RunStart } from '../engine/start-point';
 import { toolBudget } from '../engine/tool-budget';
 import type { ExternalTools } from '../engine/tools';
 import { resolveModel } from '../llm/resolve';
@@ -18,6 +21,7 @@ import { ownerOfRun } from '../store/run-columns';
 import type { RunStore } from '../store/run-store';
 import type { BridgeLease, BridgePool } from './bridge-pool';
 import type { RunBus } from './bus';
+import { prepareFork } from './fork';
 import { RunRecorder } from './recorder';
 import { RequestError } from '../http/request-error';
 import { resolveWorkspace, type PinnedWorkspace } from './workspace';
@@ -59,14 +63,9 @@ export class RunRegistry {
 
   async start(input: unknown): Promise<{ id: string }> {
     const request = this.parseRequest(input);
-    const pinned = resolveWorkspace(request.workspace ?? this.config.workspace, {
-      roots: this.config.workspaceRoots,
-      defaultWorkspace: this.config.workspace,
-    });
-    const model = resolveModel(request.model ?? this.config.model, this.config);
-    const strategy = request.strategy ?? 'plan-execute';
-    const profile = request.profile ?? 'file';
-    const limits = runLimits(this.config, { profile, maxRounds: request.maxRounds });
+    const setup = request.fork ? await this.forkSetup(request, request.fork) : this.newRunSetup(request);
+    const { task, pinned, strategy, profile, limits, begin } = setup;
+    const model = resolveModel(request.model ?? setup.model, this.config);
     const id = newRunId();
     const traceparent = this.config.telemetry.traces ? newRunTraceparent() : undefined;
     const owner = thisProcess();
@@ -75,7 +74,7 @@ export class RunRegistry {
     await this.store.createRun({
       id,
       createdAt: Date.now(),
-      task: request.task,
+      task,
       model: model.name,
       baseline: model.baseline,
       workspace: pinned.path,
@@ -89,7 +88,7 @@ export class RunRegistry {
     const recorder = this.newRecorder(id, emptyRun, controller);
     recorder.emit({
       type: 'run_created',
-      task: request.task,
+      task,
       model: model.name,
       baseline: model.baseline,
       host: model.host,
@@ -99,7 +98,13 @@ export class RunRegistry {
       profile,
       limits,
       ...(traceparent !== undefined && { traceparent }),
+      ...(setup.forkedFrom && { forkedFrom: setup.forkedFrom }),
     });
+    if (setup.carried) {
+      // The fork keeps its own copy of each observation it starts with: its log and artifacts stand alone.
+      for (const o of begin.work.observations.values()) recorder.artifact(o.meta.artifact, o.text);
+      recorder.emit({ type: 'work_carried', ...setup.carried });
+    }
 
     let settle!: (view: RunState) => void;
     const done = new Promise<RunState>((resolve) => (settle = resolve));
@@ -111,7 +116,7 @@ export class RunRegistry {
       settle,
       start: () => {
         // Every call the run makes (to Ollama, to MCP servers) carries its trace from here on.
-        void inRunTrace(traceparent, () => this.execute(id, live, recorder, model, pinned, limits, strategy, profile));
+        void inRunTrace(traceparent, () => this.execute(id, live, recorder, model, pinned, limits, strategy, profile, begin));
       },
     };
     this.live.set(id, live);
@@ -212,6 +217,52 @@ export class RunRegistry {
     return parsed.data;
   }
 
+  /** A new run: the request's task in its workspace, from round 1 with nothing done. */
+  private newRunSetup(request: RunRequest): RunSetup {
+    const pinned = resolveWorkspace(request.workspace ?? this.config.workspace, {
+      roots: this.config.workspaceRoots,
+      defaultWorkspace: this.config.workspace,
+    });
+    const profile = request.profile ?? 'file';
+    return {
+      task: request.task ?? '',
+      pinned,
+      model: this.config.model,
+      strategy: request.strategy ?? 'plan-execute',
+      profile,
+      limits: runLimits(this.config, { profile, maxRounds: request.maxRounds }),
+      begin: { work: completedWork() },
+    };
+  }
+
+  /** A fork: its parent's task and workspace, starting where the request says with the work its parent had done by then. */
+  private async forkSetup(request: RunRequest, fork: ForkRequest): Promise<RunSetup> {
+    const choices = { strategy: request.strategy, profile: request.profile, maxRounds: request.maxRounds };
+    const rulesFor = async (profile: PlanProfile, maxSteps: number) => {
+      const tools = await this.tools();
+      return planRules({
+        planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps },
+        pathPolicy: this.config.pathPolicy,
+        workspaceTools: tools.workspace,
+        externalTools: tools.external,
+      });
+    };
+    const maxStepsOf = (profile: PlanProfile) => this.config.maxSteps[profile];
+    const setup = await prepareFork(this.store, fork, choices, rulesFor, maxStepsOf);
+    const pinned = resolveWorkspace(setup.parent.workspace, { roots: this.config.workspaceRoots, defaultWorkspace: this.config.workspace });
+    return {
+      task: setup.parent.task,
+      pinned,
+      model: setup.parent.model,
+      strategy: setup.strategy,
+      profile: setup.profile,
+      limits: runLimits(this.config, { profile: setup.profile, maxRounds: setup.maxRounds }),
+      forkedFrom: setup.forkedFrom,
+      carried: setup.carried,
+      begin: { work: setup.work, start: setup.start },
+    };
+  }
+
   private pump(): void {
     while (this.running < this.config.maxConcurrentRuns && this.queue.length > 0) {
       const id = this.queue.shift()!;
@@ -231,6 +282,7 @@ export class RunRegistry {
     limits: RunLimits,
     strategy: Strategy,
     profile: PlanProfile,
+    begin: RunBeginning,
   ): Promise<void> {
     const timer = setTimeout(() => {
       live.stopReason ??= 'timeout';
@@ -257,7 +309,8 @@ export class RunRegistry {
           planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: limits.maxSteps },
           recorder,
           budget: toolBudget(limits.toolBudget),
-          work: completedWork(),
+          work: begin.work,
+          ...(begin.start && { start: begin.start }),
           signal: live.controller.signal,
           abortReason: () => live.stopReason ?? 'cancelled',
         });
@@ -336,6 +389,27 @@ export class RunRegistry {
   private newRecorder(id: string, initial: RunState, controller?: AbortController): RunRecorder {
     return new RunRecorder(id, this.store, (e: RunEvent) => this.bus.publish(id, e), initial, () => controller?.abort());
   }
+}
+
+/** What a run starts with: its completed work, and where it begins when not at round 1. */
+interface RunBeginning {
+  work: CompletedWork;
+  start?: RunStart;
+}
+
+/** Everything a run is created with, decided before anything of it is stored. */
+interface RunSetup {
+  task: string;
+  pinned: PinnedWorkspace;
+  /** The model asked for when the request names none. */
+  model: string;
+  strategy: Strategy;
+  profile: PlanProfile;
+  limits: RunLimits;
+  forkedFrom?: ForkedFrom;
+  /** The work a fork starts with, recorded as `work_carried`. */
+  carried?: EventOf<'work_carried'> extends infer E ? Omit<E, 'seq' | 'at' | 'type'> : never;
+  begin: RunBeginning;
 }
 
 function newRunId(): string {
