@@ -1,4 +1,5 @@
 import type { RequestErrorCode } from '../../lib/codes';
+import type { Rejection } from '../../lib/events';
 
 /** The HTTP status each refusal is answered with. */
 export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
@@ -13,6 +14,8 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   eval_not_found: 404,
   unauthorized: 401,
   not_running: 409,
+  approval_not_pending: 409,
+  plan_invalid: 422,
 };
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */
@@ -21,6 +24,8 @@ export class RequestError extends Error {
   constructor(
     readonly code: RequestErrorCode,
     message: string,
+    /** A refused plan's rejections, as a run records them (`plan_invalid`). */
+    readonly rejections?: Rejection[],
   ) {
     super(message);
   }
