@@ -5,13 +5,15 @@ import { z } from 'zod';
  * external contract (Result JSON, API, CLI): add, never rename.
  */
 
-/** Why the validator (or the schema) refused a proposed plan or one of its steps. */
+/** Why the validator (or the schema), or the person asked to approve it, refused a proposed plan or one of its steps. */
 export const RejectionCode = z.enum([
   'schema_invalid',
   'duplicate_path',
   'path_outside_workspace',
   'path_denied',
   'unsupported_step',
+  /** A person asked to approve the plan rejected it; their note is the message the planner sees. */
+  'rejected_by_person',
 ]);
 export type RejectionCode = z.infer<typeof RejectionCode>;
 
@@ -48,6 +50,8 @@ export const RunErrorCode = z.enum([
   'bridge_unavailable',
   /** The workspace directory was swapped, moved or replaced after the run was posted; nothing more was read. */
   'workspace_changed',
+  /** A run started with approval waited longer than PLANSCOPE_APPROVAL_TIMEOUT_MS for a decision on its plan. */
+  'approval_timeout',
   'internal',
 ]);
 export type RunErrorCode = z.infer<typeof RunErrorCode>;
@@ -78,6 +82,8 @@ export const RequestErrorCode = z.enum([
   'plan_rejected',
   /** A fork of a run that is still queued or running. */
   'run_not_finished',
+  /** A decision on a plan the run is not waiting for: decided already, an earlier request, or the run is not awaiting approval. */
+  'approval_not_pending',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

@@ -114,11 +114,19 @@ export const CallOptions = z.object({
 });
 export type CallOptions = z.infer<typeof CallOptions>;
 
-/** A run's status: `queued` from `run_created`, `running` from `run_started`, then the status `run_finished` records. */
-export const RunStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled', 'interrupted']);
+/**
+ * A run's status: `queued` from `run_created`, `running` from `run_started`,
+ * `awaiting_approval` from `approval_requested` until the decision, then the
+ * status `run_finished` records.
+ */
+export const RunStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled', 'interrupted', 'awaiting_approval']);
 export type RunStatus = z.infer<typeof RunStatus>;
 
-export const TerminalStatus = RunStatus.exclude(['queued', 'running']);
+/** Not ended yet: in flight, or waiting for a person (which may outlive the process that asked). */
+export const UnfinishedStatus = RunStatus.extract(['queued', 'running', 'awaiting_approval']);
+export type UnfinishedStatus = z.infer<typeof UnfinishedStatus>;
+
+export const TerminalStatus = RunStatus.exclude(UnfinishedStatus.options);
 export type TerminalStatus = z.infer<typeof TerminalStatus>;
 
 /** A step's status as the run's state folds it from the step events. */
@@ -136,6 +144,13 @@ export type ReasonedStatus = z.infer<typeof ReasonedStatus>;
  */
 export const CachedWork = z.enum(['file', 'tool_call', 'reasoning']);
 export type CachedWork = z.infer<typeof CachedWork>;
+
+/** What a person decided on a plan the run asked them to approve. */
+export const ApprovalDecision = z.enum(['approve', 'edit_and_approve', 'reject']);
+export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
+
+/** Who decides when no token names them: a request to a server without PLANSCOPE_TOKEN, or the CLI's terminal. */
+export const LOCAL_DECIDER = 'local';
 
 /**
  * Set on a step whose tool call began while the plan was still streaming,
@@ -284,6 +299,21 @@ export const RunEvent = z.discriminatedUnion('type', [
     /** The summary of completed steps this step was given, so the executor knows what came before it. */
     summary: z.string(),
     durationMs: z.number(),
+  }),
+  /** A run started with approval waits for a person's decision on the plan the Validator accepted in `round`. */
+  event('approval_requested', { round: z.int(), request: z.string().min(1), goal: z.string().optional(), steps: z.array(ProposedStep) }),
+  /** The decision on `request`; only the first decision on the request the run is waiting for is ever recorded. */
+  event('approval_decided', {
+    request: z.string().min(1),
+    round: z.int(),
+    decision: ApprovalDecision,
+    /** `edit_and_approve`: the edited plan as the schema and the Validator accepted it, which runs instead. */
+    goal: z.string().optional(),
+    steps: z.array(ProposedStep).optional(),
+    /** `reject`: the person's note, the re-plan reason the planner is given. */
+    note: z.string().optional(),
+    /** The name of the token the decision came with, or `local`. */
+    by: z.string(),
   }),
   event('replan_requested', { fromRound: z.int(), reasons: z.array(ReplanReason) }),
   event('answer_ready', { call: z.string(), text: z.string() }),

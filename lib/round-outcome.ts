@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { StepErrorCode } from './codes';
-import { ProposedStep, Rejection } from './events';
-import { isTerminal, type RoundView, type RunState, type StepView } from './run-state';
+import { ApprovalDecision, ProposedStep, Rejection } from './events';
+import { isTerminal, type ApprovalView, type RoundView, type RunState, type StepView } from './run-state';
 
 /**
  * What became of each round and each of its steps, as the Result tells it:
@@ -49,8 +49,8 @@ export type StepFailure = z.infer<typeof StepFailure>;
 
 /**
  * Why a round ended: `accepted` (its plan passed and every step completed),
- * `rejected` (the Validator or the schema refused the plan, and another
- * round followed), `replanned_after_failure` (a step failed, and another
+ * `rejected` (the Validator or the schema refused the plan, or the person
+ * asked to approve it rejected it, and another round followed), `replanned_after_failure` (a step failed, and another
  * round followed), `exhausted` (refused or failed with no round left: the
  * run failed `max_rounds_exceeded`, or a ReAct run went on to answer with
  * what it had), `stopped` (the run ended during the round: cancelled, timed
@@ -59,6 +59,25 @@ export type StepFailure = z.infer<typeof StepFailure>;
  */
 export const RoundEnd = z.enum(['accepted', 'rejected', 'replanned_after_failure', 'exhausted', 'stopped']);
 export type RoundEnd = z.infer<typeof RoundEnd>;
+
+/** A run started with approval: the request for this round's plan, and the decision once made (who, when, what). */
+export const RoundApproval = z.strictObject({
+  request: z.string(),
+  requestedAt: z.iso.datetime(),
+  decision: z
+    .strictObject({
+      decision: ApprovalDecision,
+      by: z.string(),
+      at: z.iso.datetime(),
+      /** A rejection's note, given to the planner as the re-plan reason. */
+      note: z.string().optional(),
+      /** An edited plan that ran instead of the proposed one (the round's steps are its steps). */
+      goal: z.string().optional(),
+      steps: z.array(ProposedStep).optional(),
+    })
+    .nullable(),
+});
+export type RoundApproval = z.infer<typeof RoundApproval>;
 
 export const RoundOutcome = z.strictObject({
   round: z.int(),
@@ -70,6 +89,7 @@ export const RoundOutcome = z.strictObject({
   rejections: z.array(Rejection),
   failures: z.array(StepFailure),
   ended: RoundEnd.nullable(),
+  approval: RoundApproval.optional(),
 });
 export type RoundOutcome = z.infer<typeof RoundOutcome>;
 
@@ -78,11 +98,39 @@ export function roundOutcomes(view: RunState): RoundOutcome[] {
     round: r.round,
     ...(r.call === null ? {} : { call: r.call }),
     ...(r.goal === null ? {} : { goal: r.goal }),
-    steps: (r.proposed ?? r.steps.map((s) => s.step)).map((proposed, index) => ({ ...proposed, ...stepOutcome(r, r.steps[index], view) })),
+    steps: shownSteps(r).map((proposed, index) => ({ ...proposed, ...stepOutcome(r, r.steps[index], view) })),
     rejections: r.rejections,
     failures: r.steps.flatMap((s) => (s.error ? [{ step: s.index, path: s.path, code: s.error.code, message: s.error.message }] : [])),
     ended: roundEnd(r, view),
+    ...(r.approval && { approval: roundApproval(r.approval) }),
   }));
+}
+
+/** The plan as proposed, or, once a person edited and approved it, the plan that ran. */
+function shownSteps(r: RoundView): ProposedStep[] {
+  if (r.approval?.decision?.steps || !r.proposed) return r.steps.map((s) => s.step);
+  return r.proposed;
+}
+
+function roundApproval(approval: ApprovalView): RoundApproval {
+  const { decision } = approval;
+  return {
+    request: approval.request,
+    requestedAt: new Date(approval.requestedAt).toISOString(),
+    decision: decision && {
+      decision: decision.decision,
+      by: decision.by,
+      at: new Date(decision.at).toISOString(),
+      ...(decision.note !== undefined && { note: decision.note }),
+      ...(decision.goal !== undefined && { goal: decision.goal }),
+      ...(decision.steps && { steps: decision.steps }),
+    },
+  };
+}
+
+/** A person rejected the round's plan: none of its steps ran. */
+function rejectedByPerson(r: RoundView): boolean {
+  return r.approval?.decision?.decision === 'reject';
 }
 
 type Outcome = Omit<StepOutcome, keyof ProposedStep>;
@@ -91,6 +139,7 @@ type Outcome = Omit<StepOutcome, keyof ProposedStep>;
 function stepOutcome(round: RoundView, step: StepView | undefined, view: RunState): Outcome {
   const ended = isTerminal(view.status);
   if (!round.accepted || !step) return { status: ended || round.rejections.length > 0 ? 'not_run' : 'pending' };
+  if (rejectedByPerson(round)) return { status: 'not_run' };
   const known = {
     ...(step.error && { code: step.error.code, message: step.error.message }),
     ...(step.fromRound !== null && { fromRound: step.fromRound }),
@@ -112,6 +161,11 @@ function stepOutcome(round: RoundView, step: StepView | undefined, view: RunStat
 
 function roundEnd(r: RoundView, view: RunState): RoundEnd | null {
   const ended = isTerminal(view.status);
+  if (rejectedByPerson(r)) {
+    if (r.replanReasons.length > 0 || laterRoundBegan(view, r.round)) return 'rejected';
+    if (!ended) return null;
+    return view.error?.code === 'max_rounds_exceeded' ? 'exhausted' : 'stopped';
+  }
   const settled = r.accepted ? r.steps.every((s) => s.status !== 'pending' && s.status !== 'running') : r.rejections.length > 0;
   if (!settled) return ended ? 'stopped' : null;
   const failed = r.steps.some((s) => s.status === 'failed');

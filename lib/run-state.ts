@@ -21,6 +21,8 @@ import {
  * render the live view. Reload, reconnect and replay are the same code path.
  */
 
+type Envelope = 'seq' | 'at' | 'type';
+
 export interface StepView {
   index: number;
   purpose: string;
@@ -56,7 +58,22 @@ export interface RoundView {
   steps: StepView[];
   /** Why the run moved on to another round after this one. */
   replanReasons: ReplanReason[];
+  /** A run started with approval: what it asked a person about this round's plan, and their decision. */
+  approval: ApprovalView | null;
 }
+
+/** A request for approval of a round's accepted plan, and the decision once made. */
+export interface ApprovalView {
+  request: string;
+  requestedAt: number;
+  /** The plan as the Validator accepted it and the person was shown it. */
+  goal: string | null;
+  steps: ProposedStep[];
+  decision: ApprovalDecisionView | null;
+}
+
+/** The decision, with when (`at`) and by whom (`by`) it was made. */
+export type ApprovalDecisionView = Omit<EventOf<'approval_decided'>, 'seq' | 'type' | 'request' | 'round'>;
 
 export interface ObservationView extends ObservationMeta {
   round: number;
@@ -68,7 +85,6 @@ export interface ObservationView extends ObservationMeta {
   carriedFrom?: string;
 }
 
-type Envelope = 'seq' | 'at' | 'type';
 /** What `llm_call_finished` adds to a call; null while the call is in flight. */
 type CallOutcome = { [K in Exclude<keyof EventOf<'llm_call_finished'>, Envelope | 'call' | 'ok'>]: EventOf<'llm_call_finished'>[K] | null };
 
@@ -243,24 +259,20 @@ function reduce(s: RunState, e: RunEvent): RunState {
           ...r,
           accepted: true,
           goal: e.goal ?? r.goal,
-          steps: e.steps.map((step, index) => ({
-            index,
-            purpose: step.purpose,
-            path: step.path,
-            step,
-            status: 'pending',
-            startedAt: null,
-            durationMs: null,
-            error: null,
-            fromRound: null,
-            fromRun: null,
-            readAhead: false,
-            sha256: null,
-            result: null,
-            summary: null,
-          })),
+          steps: pendingSteps(e.steps),
         })),
       };
+    case 'approval_requested':
+      return {
+        ...s,
+        status: 'awaiting_approval',
+        rounds: upsertRound(s.rounds, e.round, (r) => ({
+          ...r,
+          approval: { request: e.request, requestedAt: e.at, goal: e.goal ?? null, steps: e.steps, decision: null },
+        })),
+      };
+    case 'approval_decided':
+      return decideApproval(s, e);
     case 'step_started':
       return updateStep(s, e.round, e.index, (st) => ({ ...st, status: 'running', startedAt: e.at }));
     case 'step_cached': {
@@ -337,6 +349,55 @@ function reduce(s: RunState, e: RunEvent): RunState {
   }
 }
 
+function pendingSteps(steps: ProposedStep[]): StepView[] {
+  return steps.map((step, index) => ({
+    index,
+    purpose: step.purpose,
+    path: step.path,
+    step,
+    status: 'pending',
+    startedAt: null,
+    durationMs: null,
+    error: null,
+    fromRound: null,
+    fromRun: null,
+    readAhead: false,
+    sha256: null,
+    result: null,
+    summary: null,
+  }));
+}
+
+/** Only the first decision on the request the run waits for counts; an edited plan replaces the round's steps. */
+function decideApproval(s: RunState, e: EventOf<'approval_decided'>): RunState {
+  const pending = s.rounds.find((r) => r.round === e.round)?.approval;
+  if (!pending || pending.request !== e.request || pending.decision !== null) return s;
+  const decision: ApprovalDecisionView = {
+    decision: e.decision,
+    by: e.by,
+    at: e.at,
+    ...(e.goal !== undefined && { goal: e.goal }),
+    ...(e.steps && { steps: e.steps }),
+    ...(e.note !== undefined && { note: e.note }),
+  };
+  return {
+    ...s,
+    status: s.status === 'awaiting_approval' ? 'running' : s.status,
+    rounds: upsertRound(s.rounds, e.round, (r) => ({
+      ...r,
+      approval: { ...pending, decision },
+      ...(e.steps && { steps: pendingSteps(e.steps), goal: e.goal ?? r.goal }),
+    })),
+  };
+}
+
+/** The request a run is waiting on, when it is. */
+export function pendingApproval(view: RunState): (ApprovalView & { round: number }) | null {
+  if (view.status !== 'awaiting_approval') return null;
+  for (const r of view.rounds) if (r.approval && r.approval.decision === null) return { ...r.approval, round: r.round };
+  return null;
+}
+
 function upsertRound(rounds: RoundView[], round: number, change: (r: RoundView) => RoundView): RoundView[] {
   const existing = rounds.find((r) => r.round === round);
   if (!existing) {
@@ -349,6 +410,7 @@ function upsertRound(rounds: RoundView[], round: number, change: (r: RoundView) 
       accepted: false,
       steps: [],
       replanReasons: [],
+      approval: null,
     };
     return [...rounds, change(fresh)].sort((a, b) => a.round - b.round);
   }

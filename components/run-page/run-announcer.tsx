@@ -22,6 +22,7 @@ const STATUS: Record<RunStatus, string> = {
   failed: 'Run failed',
   cancelled: 'Run cancelled',
   interrupted: 'Run interrupted',
+  awaiting_approval: 'Run awaiting approval of its plan',
 };
 
 function announcement(view: RunState): string {

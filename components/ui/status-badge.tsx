@@ -12,6 +12,7 @@ const TONE: Record<Status, string> = {
   failed: 'bg-red-50 text-red-800 ring-red-300 dark:bg-red-950 dark:text-red-200 dark:ring-red-700',
   cancelled: 'bg-amber-50 text-amber-900 ring-amber-300 dark:bg-amber-950 dark:text-amber-200 dark:ring-amber-700',
   interrupted: 'bg-orange-50 text-orange-900 ring-orange-300 dark:bg-orange-950 dark:text-orange-200 dark:ring-orange-700',
+  awaiting_approval: 'bg-fuchsia-50 text-fuchsia-900 ring-fuchsia-300 dark:bg-fuchsia-950 dark:text-fuchsia-200 dark:ring-fuchsia-700',
 };
 
 const DOT: Record<Status, string> = {
@@ -24,6 +25,7 @@ const DOT: Record<Status, string> = {
   failed: 'bg-red-500',
   cancelled: 'bg-amber-500',
   interrupted: 'bg-orange-500',
+  awaiting_approval: 'bg-fuchsia-500 motion-safe:animate-pulse',
 };
 
 /** A run's or a step's status; the word is always shown, colour only reinforces it. */
@@ -35,7 +37,7 @@ export function StatusBadge({ status, testId }: { status: Status; testId?: strin
       className={`inline-flex shrink-0 items-center gap-1.5 rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${TONE[status]}`}
     >
       <span aria-hidden className={`size-1.5 rounded-full ${DOT[status]}`} />
-      {status}
+      {status.replace('_', ' ')}
     </span>
   );
 }

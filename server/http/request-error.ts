@@ -17,6 +17,7 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   round_not_found: 404,
   plan_rejected: 422,
   run_not_finished: 409,
+  approval_not_pending: 409,
 };
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */

@@ -1,3 +1,4 @@
+import { UnfinishedStatus } from '../../lib/events';
 import { NewRun, RunProgress, type RunRow } from '../../lib/run-row';
 import type { Owner } from './owner';
 
@@ -38,3 +39,6 @@ export const PROGRESS_FIELDS = RunProgress.keyof().options;
 export function ownerOfRun(row: Pick<RunRow, 'ownerHost' | 'ownerPid' | 'ownerStart'>): Owner {
   return { host: row.ownerHost, pid: row.ownerPid, start: row.ownerStart };
 }
+
+/** The unfinished statuses as an SQL list, for `status IN (...)`. */
+export const UNFINISHED = UnfinishedStatus.options.map((status) => `'${status}'`).join(', ');

@@ -2,6 +2,7 @@ import type { RunEvent } from '../../lib/events';
 import type { NewRunInput, RunRow } from '../../lib/run-row';
 import type { RunState } from '../../lib/run-state';
 import type { PendingArtifact } from './artifact';
+import type { Owner } from './owner';
 
 export interface Artifact {
   name: string;
@@ -60,8 +61,18 @@ export interface RunStore {
   getRun(id: string): Promise<RunRow | null>;
   /** Newest first (by creation time, then id). */
   listRuns(options: ListRunsOptions): Promise<RunRow[]>;
-  /** Runs whose row is still `queued` or `running`: in flight here or in another process, or left so by one that died. */
+  /**
+   * Runs whose row is still `queued`, `running` or `awaiting_approval`: in
+   * flight here or in another process, left so by one that died, or waiting
+   * for a person.
+   */
   unfinishedRuns(): Promise<RunRow[]>;
+  /**
+   * Makes `to` the run's owner if `from` still is (a run awaiting approval,
+   * continued by another process than the one that asked); false when
+   * another process claimed it first.
+   */
+  claimRun(id: string, from: Owner, to: Owner): Promise<boolean>;
   /** Every artifact of the run, by name. */
   listArtifacts(runId: string): Promise<Artifact[]>;
   getArtifact(runId: string, name: string): Promise<Artifact | null>;

@@ -52,6 +52,7 @@ function withSlowReads(runtime: Runtime): { runtime: Runtime; mostReads: () => n
     getRun: (id) => slowly(() => store.getRun(id)),
     listRuns: (options) => store.listRuns(options),
     unfinishedRuns: () => store.unfinishedRuns(),
+    claimRun: (...args) => store.claimRun(...args),
     listArtifacts: (runId) => store.listArtifacts(runId),
     getArtifact: (runId, name) => store.getArtifact(runId, name),
     artifactHead: (runId, name, maxBytes) => store.artifactHead(runId, name, maxBytes),

@@ -44,6 +44,10 @@ export class DeferredCommits implements RunStore {
     return this.inner.unfinishedRuns();
   }
 
+  claimRun(...args: Parameters<RunStore['claimRun']>) {
+    return this.inner.claimRun(...args);
+  }
+
   listArtifacts(runId: string) {
     return this.inner.listArtifacts(runId);
   }

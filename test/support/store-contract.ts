@@ -465,16 +465,32 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
       });
 
       it('finds the runs no terminal event has finished, for recovery', async () => {
+        const AWAITING: NewRunEvent = { type: 'approval_requested', round: 1, request: 'r1', steps: [{ purpose: 'Read', path: 'a.ts' }] };
         for (const [id, events] of [
           ['queued', []],
           ['running', [{ type: 'run_started' }]],
           ['done', [{ type: 'run_started' }, { type: 'run_finished', status: 'completed', error: null }]],
           ['interrupted', [{ type: 'run_finished', status: 'interrupted', error: { code: 'interrupted', message: 'gone' } }]],
+          ['awaiting', [{ type: 'run_started' }, AWAITING]],
         ] as const) {
           await runs.createRun(newRun(id));
           await appendAll(runs, id, stamped([wholeRun()[0]!, ...events]));
         }
-        expect((await runs.unfinishedRuns()).map((r) => r.id).sort()).toEqual(['queued', 'running']);
+        expect((await runs.unfinishedRuns()).map((r) => [r.id, r.status]).sort()).toEqual([
+          ['awaiting', 'awaiting_approval'],
+          ['queued', 'queued'],
+          ['running', 'running'],
+        ]);
+      });
+
+      it('hands a run to another owner only while the owner it names still holds it', async () => {
+        await runs.createRun(newRun('waiting'));
+        const from = { host: 'box-a', pid: 4242, start: 'start-a' };
+        const to = { host: 'box-a', pid: 5151, start: 'start-b' };
+        expect(await runs.claimRun('waiting', from, to)).toBe(true);
+        expect(await runs.claimRun('waiting', from, { host: 'box-a', pid: 6161, start: 'start-c' })).toBe(false);
+        const row = await runs.getRun('waiting');
+        expect([row?.ownerHost, row?.ownerPid, row?.ownerStart]).toEqual(['box-a', 5151, 'start-b']);
       });
     });
 

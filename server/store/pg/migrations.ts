@@ -77,6 +77,9 @@ export const MIGRATIONS: readonly string[] = [
      body TEXT NOT NULL,
      PRIMARY KEY (eval_id, seq)
    );`,
+  // A run awaiting approval is unfinished too: recovery and the approval timeout look for it.
+  `DROP INDEX runs_unfinished;
+   CREATE INDEX runs_unfinished ON runs (id) WHERE status IN ('queued', 'running', 'awaiting_approval');`,
 ];
 
 /** An arbitrary key that only planscope's migrations lock. */

@@ -4,7 +4,8 @@ import type { RunState } from '../../../lib/run-state';
 import type { PendingArtifact } from '../artifact';
 import { headText, lastByName, toArtifact, type StoredArtifact } from '../artifact-rows';
 import { RunCommitOrder } from '../commit-order';
-import { NEW_RUN_FIELDS, PROGRESS_FIELDS, RUN_COLUMNS, SELECT_RUN } from '../run-columns';
+import { NEW_RUN_FIELDS, PROGRESS_FIELDS, RUN_COLUMNS, SELECT_RUN, UNFINISHED } from '../run-columns';
+import type { Owner } from '../owner';
 import type { Artifact, ListRunsOptions, RunStore } from '../run-store';
 import type { PgDatabase } from './database';
 import { NOTICE_CHANNEL, noticePayload } from './notices';
@@ -109,7 +110,16 @@ export class PgRunStore implements RunStore {
   }
 
   async unfinishedRuns(): Promise<RunRow[]> {
-    return (await this.db.query(`${SELECT_RUN} WHERE status IN ('queued', 'running')`)).map((row) => RunRow.parse(row));
+    return (await this.db.query(`${SELECT_RUN} WHERE status IN (${UNFINISHED})`)).map((row) => RunRow.parse(row));
+  }
+
+  async claimRun(id: string, from: Owner, to: Owner): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE runs SET owner_host = $1, owner_pid = $2, owner_start = $3
+       WHERE id = $4 AND owner_host IS NOT DISTINCT FROM $5 AND owner_pid = $6 AND owner_start IS NOT DISTINCT FROM $7 RETURNING id`,
+      [to.host, to.pid, to.start, id, from.host, from.pid, from.start],
+    );
+    return rows.length === 1;
   }
 
   async listArtifacts(runId: string): Promise<Artifact[]> {

@@ -5,7 +5,8 @@ import { NewRun, RunRow, runProgressOf, type NewRunInput } from '../../../lib/ru
 import type { RunState } from '../../../lib/run-state';
 import type { PendingArtifact } from '../artifact';
 import { headText, toArtifact, type StoredArtifact } from '../artifact-rows';
-import { NEW_RUN_FIELDS, PROGRESS_FIELDS, RUN_COLUMNS, SELECT_RUN } from '../run-columns';
+import { NEW_RUN_FIELDS, PROGRESS_FIELDS, RUN_COLUMNS, SELECT_RUN, UNFINISHED } from '../run-columns';
+import type { Owner } from '../owner';
 import type { Artifact, ListRunsOptions, RunStore } from '../run-store';
 
 /** A row as SQLite gives it back (under the row's own field names): a boolean is stored as 0 or 1. */
@@ -86,9 +87,19 @@ export class SqliteRunStore implements RunStore {
 
   async unfinishedRuns(): Promise<RunRow[]> {
     return this.db
-      .prepare(`${SELECT_RUN} WHERE status IN ('queued', 'running')`)
+      .prepare(`${SELECT_RUN} WHERE status IN (${UNFINISHED})`)
       .all()
       .map((row) => StoredRunRow.parse(row));
+  }
+
+  async claimRun(id: string, from: Owner, to: Owner): Promise<boolean> {
+    const { changes } = this.db
+      .prepare(
+        `UPDATE runs SET owner_host = ?, owner_pid = ?, owner_start = ?
+         WHERE id = ? AND owner_host IS ? AND owner_pid = ? AND owner_start IS ?`,
+      )
+      .run(to.host, to.pid, to.start, id, from.host, from.pid, from.start);
+    return changes === 1;
   }
 
   async listArtifacts(runId: string): Promise<Artifact[]> {
