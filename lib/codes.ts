@@ -72,6 +72,10 @@ export const RequestErrorCode = z.enum([
   'unauthorized',
   /** Cancelling a run that is no longer queued or running. */
   'not_running',
+  /** A replay of an LLM call the run does not have. */
+  'call_not_found',
+  /** A replay of a call that has not ended, or whose recorded request cannot be sent again as asked. */
+  'call_not_replayable',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

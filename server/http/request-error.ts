@@ -13,6 +13,8 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   eval_not_found: 404,
   unauthorized: 401,
   not_running: 409,
+  call_not_found: 404,
+  call_not_replayable: 409,
 };
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */
