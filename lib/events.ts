@@ -235,6 +235,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     promptArtifact: z.string(),
     /** The options the call was made with; runs recorded before they were per role have none. */
     options: CallOptions.optional(),
+    /** The stage's input as JSON, which the offline baseline answers from: set on the baseline's calls, so they can be replayed. */
+    inputArtifact: z.string().optional(),
   }),
   event('llm_call_finished', {
     call: z.string(),

@@ -216,6 +216,7 @@ function reduce(s: RunState, e: RunEvent): RunState {
             doneReason: null,
             promptArtifact: e.promptArtifact,
             ...(e.options && { options: e.options }),
+            ...(e.inputArtifact !== undefined && { inputArtifact: e.inputArtifact }),
             responseArtifact: null,
             thinkingArtifact: null,
             error: null,

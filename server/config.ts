@@ -54,6 +54,8 @@ const Env = z.object({
   PLANSCOPE_MAX_TASK_CHARS: int(1, 100_000, 4000),
   PLANSCOPE_REVIEW: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   PLANSCOPE_SYNTH_RETRIES: int(0, 5, 1),
+  /** The most times one replay request may send a recorded LLM call ("repeat N times"). */
+  PLANSCOPE_MAX_REPLAY_REPEATS: int(1, 100, 10),
   /** The base of every role's sampling; unset, each role has its own default (see `callOptionsByRole`). */
   PLANSCOPE_THINK: Think.optional(),
   PLANSCOPE_NUM_PREDICT: NumPredict.optional(),
@@ -122,6 +124,8 @@ export interface Config {
   secretScan: boolean;
   /** What each role's model calls ask Ollama for (`callOptionsByRole`). */
   callOptions: Record<CallLabel, CallOptions>;
+  /** The most replays one replay request may make. */
+  maxReplayRepeats: number;
   /** Extra MCP tool servers from the config file (`mcpServers`), connected at start-up; see server/mcp/tool-servers.ts. */
   toolServers: {
     /** Absolute path of the config file, whether or not it exists. */
@@ -229,6 +233,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       think: e.PLANSCOPE_THINK,
       numCtx: e.PLANSCOPE_NUM_CTX,
     }),
+    maxReplayRepeats: e.PLANSCOPE_MAX_REPLAY_REPEATS,
     toolServers: {
       configFile,
       servers,

@@ -8,8 +8,10 @@ import { workspaceToolDescriptors, workspaceToolOptions } from './mcp/workspace-
 import { BridgePool } from './runs/bridge-pool';
 import { RunBus } from './runs/bus';
 import { localFeed, NotifiedFeed, type EventFeed } from './runs/feed';
+import { Replayer } from './replay/replayer';
 import { RunRegistry } from './runs/registry';
 import type { EvalStore } from './store/eval-store';
+import type { ReplayStore } from './store/replay-store';
 import type { RunStore } from './store/run-store';
 import { openStores } from './store/stores';
 import { startTelemetry, type Telemetry } from './telemetry';
@@ -25,6 +27,10 @@ export interface Runtime {
   bridges: BridgePool;
   registry: RunRegistry;
   evals: EvalStore;
+  /** Replays of recorded LLM calls, each its own record. */
+  replays: ReplayStore;
+  /** Sends a recorded call again and judges the reply; never changes the run. */
+  replayer: Replayer;
   /** Runs as metrics, and as OpenTelemetry traces and metrics when an OTLP endpoint is configured. */
   telemetry: Telemetry;
   /** PLANSCOPE_LOG_FILE, when set: every event and LLM call as a JSON line. */
@@ -60,10 +66,12 @@ export function createRuntime(config: Config): Runtime {
   // A shutdown during start-up gives up the connections still being made.
   const toolServers = connectToolServers({ servers }, { connectTimeoutMs, callTimeoutMs, maxResultChars, signal: stopping.signal });
   // The bridge's tools are listed from its own server code, once per process (GET /api/mcp shows the same list).
-  const registry = new RunRegistry(config, store, bus, bridges, async () => ({
+  const tools = async () => ({
     workspace: offeredSpecs(await workspaceToolDescriptors(workspaceToolOptions(config))),
     external: asExternalTools(await toolServers),
-  }));
+  });
+  const registry = new RunRegistry(config, store, bus, bridges, tools);
+  const replayer = new Replayer({ config, runs: store, replays: stores.replays, tools });
   const recovered = stores.ready.then(
     async () => {
       try {
@@ -84,6 +92,8 @@ export function createRuntime(config: Config): Runtime {
     bridges,
     registry,
     evals: stores.evals,
+    replays: stores.replays,
+    replayer,
     telemetry,
     logFile: log?.file ?? null,
     toolServers,

@@ -1,9 +1,10 @@
 import { renderPrompt } from '../llm/prompts';
-import { ModelCallError, type ModelReply, type ModelRequest } from '../llm/types';
+import type { StageInput } from '../llm/stage-input';
+import { ModelCallError, type Model, type ModelReply, type ModelRequest } from '../llm/types';
 import { inSpan, spanKey } from '../telemetry/trace-context';
 import type { RunContext } from './context';
 
-export type CallRequest = Pick<ModelRequest, 'label' | 'input' | 'onContent'> & { round: number | null };
+export type CallRequest = Pick<ModelRequest, 'label' | 'onContent'> & { input: StageInput; round: number | null };
 
 /**
  * One recorded LLM call: label and number (`planner#1`), model, host
@@ -27,6 +28,8 @@ export async function callModel(ctx: RunContext, request: CallRequest): Promise<
     promptChars: prompt.messages.reduce((n, m) => n + m.content.length, 0),
     promptArtifact: recorder.artifact(`${call}.prompt.json`, JSON.stringify({ model: model.name, ...prompt }, null, 2), 'application/json'),
     options,
+    // The baseline answers from the stage's input, not the prompt: kept so that its call can be replayed.
+    ...(model.baseline && { inputArtifact: recorder.artifact(`${call}.input.json`, JSON.stringify(request.input), 'application/json') }),
   });
 
   const started = performance.now();
@@ -50,7 +53,7 @@ export async function callModel(ctx: RunContext, request: CallRequest): Promise<
   try {
     // The model's HTTP request carries this call's span as its parent.
     const reply = await inSpan(spanKey.call(call), () =>
-      model.complete({
+      sendToModel(model, {
         label: request.label,
         input: request.input,
         prompt,
@@ -63,12 +66,19 @@ export async function callModel(ctx: RunContext, request: CallRequest): Promise<
     finish(reply, null);
     return { call, reply };
   } catch (thrown) {
-    const error =
-      thrown instanceof ModelCallError
-        ? relabelAbort(ctx, thrown)
-        : new ModelCallError('model_error', `The model call failed: ${(thrown as Error).message}`);
+    const error = relabelAbort(ctx, thrown as ModelCallError);
     finish(error.partial, error);
     throw error;
+  }
+}
+
+/** The one way a request reaches a model, for a run's calls and for replays: every failure a ModelCallError with its code. */
+export async function sendToModel(model: Model, request: ModelRequest): Promise<ModelReply> {
+  try {
+    return await model.complete(request);
+  } catch (thrown) {
+    if (thrown instanceof ModelCallError) throw thrown;
+    throw new ModelCallError('model_error', `The model call failed: ${(thrown as Error).message}`);
   }
 }
 

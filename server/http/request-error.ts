@@ -18,6 +18,8 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   plan_rejected: 422,
   run_not_finished: 409,
   approval_not_pending: 409,
+  call_not_found: 404,
+  call_not_replayable: 409,
 };
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */

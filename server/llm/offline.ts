@@ -8,7 +8,7 @@ import type { Review } from '../../lib/review';
 import { READ_FILE_TOOL, type GeneralPlan, type ReasoningOutcome } from '../../lib/general-plan';
 import type { WorkspaceFile } from '../mcp/types';
 import type { ActorInput, AnswerInput, FilePlanInput, GeneralPlanInput, ReasoningInput, ReviewInput, RoundLesson, StageInput } from './stage-input';
-import type { Model, ModelReply, ModelRequest } from './types';
+import { ModelCallError, type Model, type ModelReply, type ModelRequest } from './types';
 
 /**
  * The offline baseline: a real, deterministic planner and answerer with no
@@ -23,6 +23,7 @@ export function createOfflineModel(): Model {
     baseline: true,
     host: null,
     async complete(request: ModelRequest): Promise<ModelReply> {
+      if (request.input === null) throw new ModelCallError('model_error', 'The offline baseline answers from a stage input, and this request carries none.');
       const value = offlineReply(request.input);
       const content = JSON.stringify(value);
       return {

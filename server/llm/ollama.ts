@@ -69,7 +69,7 @@ function chatRequest(opts: OllamaModelOptions, request: ModelRequest): ChatReque
   return {
     model: opts.model,
     messages: request.prompt.messages.map((m) => ({ role: m.role, content: m.content })),
-    format: request.prompt.format,
+    ...(request.prompt.format !== null && { format: request.prompt.format }),
     think: request.options.think,
     ...(opts.keepAlive !== undefined && { keep_alive: opts.keepAlive }),
     options: {

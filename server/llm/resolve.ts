@@ -4,7 +4,7 @@ import { createOllamaModel } from './ollama';
 import type { Model } from './types';
 
 /** `offline` selects the built-in baseline; any other name is an Ollama model. */
-export function resolveModel(name: string, config: Config): Model {
+export function resolveModel(name: string, config: Pick<Config, 'ollamaHost'>): Model {
   if (name === OFFLINE_MODEL) return createOfflineModel();
   return createOllamaModel({ host: config.ollamaHost, model: name });
 }

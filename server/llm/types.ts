@@ -1,17 +1,15 @@
 import type { ModelErrorCode } from '../../lib/codes';
 import type { CallLabel, CallOptions } from '../../lib/events';
+import type { ChatMessage } from '../../lib/replay';
 import type { JsonSchema, StageInput } from './stage-input';
 
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+export type { ChatMessage } from '../../lib/replay';
 
 /** A rendered chat prompt: what a chat model is sent and what every call records. */
 export interface Prompt {
   messages: ChatMessage[];
-  /** JSON Schema generated from a zod schema, passed as Ollama `format`. */
-  format: JsonSchema;
+  /** JSON Schema generated from a zod schema, passed as Ollama `format`; null sends none (a replay with structured output off). */
+  format: JsonSchema | null;
 }
 
 /**
@@ -23,7 +21,8 @@ export interface Prompt {
 export interface ModelRequest {
   /** Role in the loop, used for the call's label (`planner#1`). */
   label: CallLabel;
-  input: StageInput;
+  /** What the offline baseline answers from; null for a replay of a call whose input was not kept (a chat model needs only the prompt). */
+  input: StageInput | null;
   prompt: Prompt;
   /** Sampling and `think` for this call, as configured for its role. */
   options: CallOptions;

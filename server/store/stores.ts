@@ -2,15 +2,18 @@ import type { Config } from '../config';
 import type { EvalStore } from './eval-store';
 import type { CommitNotices } from './notices';
 import { openPgStores } from './pg/stores';
+import type { ReplayStore } from './replay-store';
 import type { RunStore } from './run-store';
 import { openDatabase } from './sqlite/db';
 import { SqliteEvalStore } from './sqlite/eval-store';
+import { SqliteReplayStore } from './sqlite/replay-store';
 import { SqliteRunStore } from './sqlite/run-store';
 
 /** The stores a runtime works with, open until `close`. */
 export interface Stores {
   runs: RunStore;
   evals: EvalStore;
+  replays: ReplayStore;
   /** Commits other processes announce, where the database can tell (PostgreSQL); null where it cannot (SQLite). */
   notices: CommitNotices | null;
   /** Settles once the store can be used; rejects with a ConfigError (saying what to do) when it cannot. */
@@ -25,6 +28,7 @@ export function openStores(config: Pick<Config, 'dataDir' | 'database'>): Stores
   return {
     runs: new SqliteRunStore(db),
     evals: new SqliteEvalStore(db),
+    replays: new SqliteReplayStore(db),
     notices: null,
     ready: Promise.resolve(),
     async close() {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { openDatabase } from '../../server/store/sqlite/db';
 import { SqliteEvalStore } from '../../server/store/sqlite/eval-store';
+import { SqliteReplayStore } from '../../server/store/sqlite/replay-store';
 import { SqliteRunStore } from '../../server/store/sqlite/run-store';
 import { DeferredCommits } from '../support/deferred-commit-store';
 import { describeStoreContract, type StoreFixture } from '../support/store-contract';
@@ -22,12 +23,14 @@ async function sqlite({ deferCommits }: { deferCommits: boolean }): Promise<Stor
   return {
     runs: deferCommits ? new DeferredCommits(runs) : runs,
     evals: new SqliteEvalStore(db),
+    replays: new SqliteReplayStore(db),
     async reopen() {
       const other = openDatabase(dataDir);
       connections.push(other);
       return {
         runs: new SqliteRunStore(other),
         evals: new SqliteEvalStore(other),
+        replays: new SqliteReplayStore(other),
         async close() {
           other.close();
         },

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EvalItem, EvalSettings } from '../../lib/eval';
+import type { ReplayRecord } from '../../lib/replay';
 import { RunEvent, type NewRunEvent } from '../../lib/events';
 import { runProgressOf, type NewRunInput } from '../../lib/run-row';
 import { applyEvent, emptyRun, foldRun, type RunState } from '../../lib/run-state';
@@ -9,6 +10,7 @@ import { loadConfig, runLimits } from '../../server/config';
 import { RunRecorder } from '../../server/runs/recorder';
 import { prepareArtifact, type PendingArtifact } from '../../server/store/artifact';
 import type { EvalStore } from '../../server/store/eval-store';
+import type { ReplayStore } from '../../server/store/replay-store';
 import type { RunStore } from '../../server/store/run-store';
 import { APP_ROOT } from './harness';
 
@@ -21,8 +23,9 @@ import { APP_ROOT } from './harness';
 export interface StoreFixture {
   runs: RunStore;
   evals: EvalStore;
+  replays: ReplayStore;
   /** The same database through another connection, as another process would read it. */
-  reopen(): Promise<{ runs: RunStore; evals: EvalStore; close(): Promise<void> }>;
+  reopen(): Promise<{ runs: RunStore; evals: EvalStore; replays: ReplayStore; close(): Promise<void> }>;
   /** Makes the store fail to update `runId`'s row to `lastSeq` (as a full disk would), until the returned undo is called. */
   failRowUpdate(runId: string, lastSeq: number): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -142,15 +145,45 @@ const ITEM: EvalItem = {
 };
 const SETTINGS: EvalSettings = { suitePath: '/suite.json', models: ['offline'], strategies: ['plan-execute'], repeat: 1 };
 
+/** A replay of the whole run's synthesizer call, at a lower temperature, with its Checker verdicts. */
+function replayOf(runId: string, id: string, attempt: number, createdAt = 1_700_000_100_000): ReplayRecord {
+  const content = '{"claims":[]}';
+  return {
+    id,
+    runId,
+    call: 'synthesizer#2',
+    label: 'synthesizer',
+    createdAt,
+    batch: `batch-${createdAt}`,
+    attempt,
+    baseline: false,
+    request: {
+      model: 'qwen3:8b',
+      messages: [
+        { role: 'system', content: 'Answer only from the observations.' },
+        { role: 'user', content: TASK },
+      ],
+      options: { temperature: 0, numPredict: 1600, numCtx: 8192, think: false },
+      format: true,
+    },
+    reply: { content, thinking: 'hmm', doneReason: 'stop', promptTokens: 300, evalTokens: 12, durationMs: 8, loadDurationNs: null },
+    judgement: { kind: 'answer', validated: true, error: null, check: { claims: [], supported: 0, total: 0, flagged: 0, groundingScore: 0 } },
+    status: 'ok',
+    error: null,
+    artifacts: [{ name: 'response.txt', mediaType: 'text/plain', bytes: content.length, sha256: createHash('sha256').update(content).digest('hex') }],
+  };
+}
+
 export function describeStoreContract(name: string, open: () => Promise<StoreFixture>): void {
   describe(`${name}: the store contract`, () => {
     let fixture: StoreFixture;
     let runs: RunStore;
     let evals: EvalStore;
+    let replays: ReplayStore;
     const cleanups: (() => Promise<void>)[] = [];
     beforeEach(async () => {
       fixture = await open();
-      ({ runs, evals } = fixture);
+      ({ runs, evals, replays } = fixture);
     });
     afterEach(async () => {
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -537,6 +570,48 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         cleanups.push(() => other.close());
         expect(await other.evals.get('mine')).toMatchObject({ status: 'running', error: null });
         expect((await other.evals.list()).map((e) => [e.id, e.status])).toEqual([['mine', 'running']]);
+      });
+    });
+
+    describe('replays', () => {
+      it('keeps a call\'s replays as their own records with their artifacts, oldest first, and leaves the run as it was', async () => {
+        await runs.createRun(newRun('r1'));
+        await appendAll(runs, 'r1', stamped(wholeRun()));
+        const eventsBefore = await runs.events('r1');
+        const artifactsBefore = await runs.listArtifacts('r1');
+        const rowBefore = await runs.getRun('r1');
+
+        const response = prepareArtifact('response.txt', '{"claims":[]}');
+        await replays.add(replayOf('r1', 'p2', 2, 1_700_000_100_000), [response]);
+        await replays.add(replayOf('r1', 'p1', 1, 1_700_000_100_000), [response, prepareArtifact('thinking.txt', 'hmm')]);
+        await replays.add(replayOf('r1', 'p3', 1, 1_700_000_000_500), []);
+        await replays.add({ ...replayOf('r1', 'other', 1), call: 'planner#1', label: 'planner' }, []);
+
+        expect((await replays.list('r1', 'synthesizer#2')).map((r) => r.id)).toEqual(['p3', 'p1', 'p2']);
+        expect((await replays.list('r1', 'synthesizer#2'))[1]).toEqual(replayOf('r1', 'p1', 1));
+        expect(await replays.list('r1', 'synthesizer#9')).toEqual([]);
+        expect(await replays.artifact('p1', 'thinking.txt')).toMatchObject({ content: 'hmm', bytes: 3, sha256: createHash('sha256').update('hmm').digest('hex') });
+        expect(await replays.artifact('p3', 'response.txt')).toBeNull();
+
+        const other = await fixture.reopen();
+        cleanups.push(() => other.close());
+        expect((await other.replays.list('r1', 'planner#1')).map((r) => r.id)).toEqual(['other']);
+
+        expect(await runs.events('r1')).toEqual(eventsBefore);
+        expect(await runs.listArtifacts('r1')).toEqual(artifactsBefore);
+        expect(await runs.getRun('r1')).toEqual(rowBefore);
+      });
+
+      it('refuses a replay of a run that does not exist, and one with an id already stored, storing nothing of either', async () => {
+        await runs.createRun(newRun('r1'));
+        await expect(replays.add(replayOf('missing', 'p1', 1), [prepareArtifact('response.txt', 'x')])).rejects.toThrow();
+        expect(await replays.list('missing', 'synthesizer#2')).toEqual([]);
+        expect(await replays.artifact('p1', 'response.txt')).toBeNull();
+
+        await replays.add(replayOf('r1', 'p1', 1), []);
+        await expect(replays.add({ ...replayOf('r1', 'p1', 2) }, [prepareArtifact('response.txt', 'x')])).rejects.toThrow();
+        expect((await replays.list('r1', 'synthesizer#2')).map((r) => r.attempt)).toEqual([1]);
+        expect(await replays.artifact('p1', 'response.txt')).toBeNull();
       });
     });
   });

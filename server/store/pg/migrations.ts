@@ -80,6 +80,29 @@ export const MIGRATIONS: readonly string[] = [
   // A run awaiting approval is unfinished too: recovery and the approval timeout look for it.
   `DROP INDEX runs_unfinished;
    CREATE INDEX runs_unfinished ON runs (id) WHERE status IN ('queued', 'running', 'awaiting_approval');`,
+  // Replays of recorded LLM calls: their own records and artifacts, linked to the run and the call,
+  // so that a run's log and artifacts stay exactly as the run left them.
+  `CREATE TABLE replays (
+     id TEXT COLLATE "C" PRIMARY KEY,
+     run_id TEXT COLLATE "C" NOT NULL REFERENCES runs (id),
+     call TEXT COLLATE "C" NOT NULL,
+     created_at BIGINT NOT NULL,
+     batch TEXT NOT NULL,
+     attempt INTEGER NOT NULL,
+     status TEXT NOT NULL,
+     -- The record as JSON text (jsonb would refuse the NUL character a model may produce).
+     body TEXT NOT NULL
+   );
+   CREATE INDEX replays_by_call ON replays (run_id, call, created_at, attempt);
+   CREATE TABLE replay_artifacts (
+     replay_id TEXT COLLATE "C" NOT NULL REFERENCES replays (id),
+     name TEXT COLLATE "C" NOT NULL,
+     media_type TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     sha256 TEXT NOT NULL,
+     content BYTEA NOT NULL,
+     PRIMARY KEY (replay_id, name)
+   );`,
 ];
 
 /** An arbitrary key that only planscope's migrations lock. */

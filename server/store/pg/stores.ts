@@ -3,10 +3,11 @@ import type { DatabaseSettings } from '../../config';
 import { PgDatabase } from './database';
 import { PgEvalStore } from './eval-store';
 import { PgCommitNotices } from './notices';
+import { PgReplayStore } from './replay-store';
 import { PgRunStore } from './run-store';
 
 /**
- * Runs and evaluations in PostgreSQL: a bounded pool, the schema migrated
+ * Runs, evaluations and replays in PostgreSQL: a bounded pool, the schema migrated
  * at start, and the process's LISTEN connection for commits announced by
  * other processes. Returned at once; `ready` settles when the database was
  * reached and migrated, and every query waits for it.
@@ -20,6 +21,7 @@ export function openPgStores(settings: DatabaseSettings) {
   return {
     runs: new PgRunStore(db, origin),
     evals: new PgEvalStore(db),
+    replays: new PgReplayStore(db),
     notices,
     ready: db.ready,
     /** Idempotent. */

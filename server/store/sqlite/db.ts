@@ -71,6 +71,28 @@ const MIGRATIONS: string[] = [
    ALTER TABLE runs ADD COLUMN owner_start TEXT;
    ALTER TABLE evals ADD COLUMN owner_host TEXT;
    ALTER TABLE evals ADD COLUMN owner_start TEXT;`,
+  // Replays of recorded LLM calls: their own records and artifacts, linked to the run and the call,
+  // so that a run's log and artifacts stay exactly as the run left them.
+  `CREATE TABLE replays (
+     id TEXT PRIMARY KEY,
+     run_id TEXT NOT NULL REFERENCES runs (id),
+     call TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     batch TEXT NOT NULL,
+     attempt INTEGER NOT NULL,
+     status TEXT NOT NULL,
+     body TEXT NOT NULL
+   );
+   CREATE INDEX replays_by_call ON replays (run_id, call, created_at, attempt);
+   CREATE TABLE replay_artifacts (
+     replay_id TEXT NOT NULL REFERENCES replays (id),
+     name TEXT NOT NULL,
+     media_type TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     sha256 TEXT NOT NULL,
+     content BLOB NOT NULL,
+     PRIMARY KEY (replay_id, name)
+   ) WITHOUT ROWID;`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {

@@ -1,0 +1,30 @@
+import type { ReplayBatch, ReplayList } from '@/lib/replay';
+import { handle, readJsonBody } from '@/server/http/respond';
+import { getRuntime } from '@/server/runtime';
+
+export const dynamic = 'force-dynamic';
+export const runtime = 'nodejs';
+
+/** As `POST /api/runs`: a replay's edited messages are a prompt, not a workspace. */
+const MAX_BODY_BYTES = 256 * 1024;
+
+type Params = { params: Promise<{ id: string; call: string }> };
+
+/** The call as recorded (request, reply, judgement) and its replays, oldest first. */
+export function GET(_request: Request, { params }: Params): Promise<Response> {
+  return handle(async () => {
+    const { id, call } = await params;
+    const body: ReplayList = await getRuntime().replayer.list(id, call);
+    return Response.json(body);
+  });
+}
+
+/** Sends the call again with the edits in the body, `repeat` times; answers once every replay is stored. */
+export function POST(request: Request, { params }: Params): Promise<Response> {
+  return handle(async () => {
+    const { id, call } = await params;
+    const input = await readJsonBody(request, MAX_BODY_BYTES);
+    const body: ReplayBatch = await getRuntime().replayer.replay(id, call, input, request.signal);
+    return Response.json(body, { status: 201 });
+  });
+}
