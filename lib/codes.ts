@@ -72,6 +72,8 @@ export const RequestErrorCode = z.enum([
   'unauthorized',
   /** Cancelling a run that is no longer queued or running. */
   'not_running',
+  /** A person's verdict on a run that has not ended yet. */
+  'run_not_finished',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

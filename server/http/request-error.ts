@@ -13,6 +13,7 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   eval_not_found: 404,
   unauthorized: 401,
   not_running: 409,
+  run_not_finished: 409,
 };
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */

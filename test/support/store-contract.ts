@@ -171,6 +171,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
           evalTokens: 0,
           errorCode: null,
           lastSeq: 0,
+          humanVerdicts: 0,
         });
         await runs.createRun(newRun('r2', { strategy: 'react', profile: 'general', baseline: true, model: 'offline' }));
         expect(await runs.getRun('r2')).toMatchObject({ strategy: 'react', profile: 'general', baseline: true, model: 'offline' });

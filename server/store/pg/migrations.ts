@@ -77,6 +77,9 @@ export const MIGRATIONS: readonly string[] = [
      body TEXT NOT NULL,
      PRIMARY KEY (eval_id, seq)
    );`,
+  // People's verdicts given on a run (a count kept with the row, as the rest of its fold): the run
+  // list filters on it ("has human verdicts", "needs review"). Runs stored before had none.
+  `ALTER TABLE runs ADD COLUMN human_verdicts INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /** An arbitrary key that only planscope's migrations lock. */

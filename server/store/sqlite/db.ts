@@ -71,6 +71,9 @@ const MIGRATIONS: string[] = [
    ALTER TABLE runs ADD COLUMN owner_start TEXT;
    ALTER TABLE evals ADD COLUMN owner_host TEXT;
    ALTER TABLE evals ADD COLUMN owner_start TEXT;`,
+  // People's verdicts given on a run (a count kept with the row, as the rest of its fold): the run
+  // list filters on it ("has human verdicts", "needs review"). Runs stored before had none.
+  `ALTER TABLE runs ADD COLUMN human_verdicts INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {
