@@ -80,7 +80,7 @@ export const RequestErrorCode = z.enum([
   'round_not_found',
   /** A fork's plan the schema or the Validator refused; the rejections come with the error. */
   'plan_rejected',
-  /** A fork of a run that is still queued or running. */
+  /** A fork of, or a person's verdict on, a run that has not ended yet. */
   'run_not_finished',
   /** A decision on a plan the run is not waiting for: decided already, an earlier request, or the run is not awaiting approval. */
   'approval_not_pending',

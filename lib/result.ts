@@ -3,6 +3,7 @@ import { callEntry, LlmCallEntry } from './call-log';
 import { AnswerCheck } from './checker';
 import { ErrorInfo } from './codes';
 import { AnswerReview, ForkedFrom, ObservationMeta, PlanProfile, RunStatus, Strategy } from './events';
+import { HumanVerdictFields, type HumanVerdictEntry } from './human-verdict';
 import { RoundOutcome, roundOutcomes } from './round-outcome';
 import { attemptsOf, isTerminal, type LlmCallView, type RunState } from './run-state';
 
@@ -19,6 +20,10 @@ export const LlmAggregates = z.strictObject({
   evalTokens: z.int().min(0),
 });
 export type LlmAggregates = z.infer<typeof LlmAggregates>;
+
+/** One person's verdict as the Result reports it. */
+export const ResultHumanVerdict = z.strictObject({ ...HumanVerdictFields.shape, seq: z.int().min(1), at: z.iso.datetime() });
+export type ResultHumanVerdict = z.infer<typeof ResultHumanVerdict>;
 
 /**
  * The Result of the external contract (README: CLI `--json`, `GET /api/runs/:id`), plus
@@ -55,6 +60,12 @@ export const RunResult = z.strictObject({
   llmCalls: z.array(LlmCallEntry),
   /** A fork's parent run, the round and the stage it was forked at; null for a run that is no fork. */
   forkedFrom: ForkedFrom.nullable(),
+  /**
+   * People's verdicts, apart from the Checker's and the Reviewer's: the
+   * latest of each person on each claim (`claim` null: the whole answer), and
+   * every verdict given. Empty for a run nobody has judged.
+   */
+  humanVerdicts: z.strictObject({ current: z.array(ResultHumanVerdict), history: z.array(ResultHumanVerdict) }),
 });
 export type RunResult = z.infer<typeof RunResult>;
 
@@ -85,7 +96,12 @@ export function toResult(id: string, view: RunState): RunResult {
     llm: aggregateCalls(view.llmCalls),
     llmCalls: view.llmCalls.map((c) => callEntry(c, isTerminal(view.status))),
     forkedFrom: view.forkedFrom,
+    humanVerdicts: { current: view.humanVerdicts.current.map(resultVerdict), history: view.humanVerdicts.history.map(resultVerdict) },
   };
+}
+
+function resultVerdict(entry: HumanVerdictEntry): ResultHumanVerdict {
+  return { ...entry, at: new Date(entry.at).toISOString() };
 }
 
 export function runDurationMs(view: RunState, now?: number): number | null {

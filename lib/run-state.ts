@@ -14,6 +14,7 @@ import {
   type RunStatus,
   type StepStatus,
 } from './events';
+import { addHumanVerdict, noHumanVerdicts, type HumanVerdictsView } from './human-verdict';
 
 /**
  * The one reducer: a run's state is a pure fold of its events. The server uses
@@ -117,6 +118,8 @@ export interface RunState extends RunCreated {
   forkedFrom: ForkedFrom | null;
   /** The work a fork started with, as `work_carried` recorded it; null when it carried none. */
   carried: Omit<EventOf<'work_carried'>, Envelope> | null;
+  /** People's verdicts on the claims and the answer, kept apart from the Checker's and the Reviewer's. */
+  humanVerdicts: HumanVerdictsView;
   /** Sequence number of the last event folded in; the stream resumes after it. */
   lastSeq: number;
 }
@@ -144,6 +147,7 @@ export const emptyRun: RunState = {
   error: null,
   forkedFrom: null,
   carried: null,
+  humanVerdicts: noHumanVerdicts,
   lastSeq: 0,
 };
 
@@ -347,6 +351,11 @@ function reduce(s: RunState, e: RunEvent): RunState {
       return { ...s, review: { call: e.call, reviews: e.reviews, error: e.error } };
     case 'run_finished':
       return { ...s, status: e.status, waiting: null, error: e.error, finishedAt: e.at };
+    case 'human_verdict':
+      return {
+        ...s,
+        humanVerdicts: addHumanVerdict(s.humanVerdicts, { seq: e.seq, at: e.at, claim: e.claim, verdict: e.verdict, note: e.note, by: e.by }),
+      };
   }
 }
 

@@ -7,6 +7,7 @@ import { connectToolServers, type ToolDescriptor, type ToolServers } from './mcp
 import { workspaceToolDescriptors, workspaceToolOptions } from './mcp/workspace-tools';
 import { BridgePool } from './runs/bridge-pool';
 import { RunBus } from './runs/bus';
+import { HumanVerdictLog } from './runs/human-verdicts';
 import { localFeed, NotifiedFeed, type EventFeed } from './runs/feed';
 import { Replayer } from './replay/replayer';
 import { RunRegistry } from './runs/registry';
@@ -26,6 +27,8 @@ export interface Runtime {
   feed: EventFeed;
   bridges: BridgePool;
   registry: RunRegistry;
+  /** People's verdicts, appended to finished runs. */
+  verdicts: HumanVerdictLog;
   evals: EvalStore;
   /** Replays of recorded LLM calls, each its own record. */
   replays: ReplayStore;
@@ -91,6 +94,7 @@ export function createRuntime(config: Config): Runtime {
     feed,
     bridges,
     registry,
+    verdicts: new HumanVerdictLog(store, bus),
     evals: stores.evals,
     replays: stores.replays,
     replayer,
