@@ -72,6 +72,18 @@ export const RequestErrorCode = z.enum([
   'unauthorized',
   /** Cancelling a run that is no longer queued or running. */
   'not_running',
+  /** Exporting a run that is still queued or running: a bundle holds a finished run. */
+  'run_not_finished',
+  /** An imported bundle that is not JSON, not a planscope run bundle, or not of its schema (events aside). */
+  'bundle_invalid',
+  /** A run bundle of a format version this planscope does not read. */
+  'bundle_version_unsupported',
+  /** An artifact of a bundle whose bytes do not have the size or SHA-256 the bundle states. */
+  'bundle_hash_mismatch',
+  /** A bundle whose events do not parse, are out of order, name an artifact it lacks, or do not fold to its Result. */
+  'bundle_events_invalid',
+  /** A bundle larger than PLANSCOPE_MAX_BUNDLE_BYTES. */
+  'bundle_too_large',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

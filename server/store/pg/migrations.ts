@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { ConfigError } from '../../config';
+import { inTransaction } from './transaction';
 
 /**
  * The schema, as the steps that build it, applied in order at start. Append
@@ -77,6 +78,8 @@ export const MIGRATIONS: readonly string[] = [
      body TEXT NOT NULL,
      PRIMARY KEY (eval_id, seq)
    );`,
+  // A run imported from a bundle says where it came from and when it arrived; null for runs recorded here.
+  `ALTER TABLE runs ADD COLUMN imported_from TEXT, ADD COLUMN imported_at BIGINT;`,
 ];
 
 /** An arbitrary key that only planscope's migrations lock. */
@@ -92,10 +95,7 @@ const checksum = (sql: string) => createHash('sha256').update(sql).digest('hex')
  * (a newer planscope ran on it) is refused, not written to.
  */
 export async function migrate(pool: pg.Pool, migrations: readonly string[] = MIGRATIONS): Promise<void> {
-  const client = await pool.connect();
-  let failed = false;
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS planscope_migrations (
       version INTEGER PRIMARY KEY,
@@ -119,13 +119,5 @@ export async function migrate(pool: pg.Pool, migrations: readonly string[] = MIG
       await client.query(sql);
       await client.query('INSERT INTO planscope_migrations (version, checksum) VALUES ($1, $2)', [version, checksum(sql)]);
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    failed = true;
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    // A connection a failure went through is closed, not handed to the next caller.
-    client.release(failed);
-  }
+  });
 }

@@ -71,6 +71,9 @@ const MIGRATIONS: string[] = [
    ALTER TABLE runs ADD COLUMN owner_start TEXT;
    ALTER TABLE evals ADD COLUMN owner_host TEXT;
    ALTER TABLE evals ADD COLUMN owner_start TEXT;`,
+  // A run imported from a bundle says where it came from and when it arrived; null for runs recorded here.
+  `ALTER TABLE runs ADD COLUMN imported_from TEXT;
+   ALTER TABLE runs ADD COLUMN imported_at INTEGER;`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {
