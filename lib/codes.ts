@@ -80,7 +80,7 @@ export const RequestErrorCode = z.enum([
   'round_not_found',
   /** A fork's plan the schema or the Validator refused; the rejections come with the error. */
   'plan_rejected',
-  /** A fork of, or a person's verdict on, a run that has not ended yet. */
+  /** A fork of, a person's verdict on, or an export of a run that has not ended yet. */
   'run_not_finished',
   /** A decision on a plan the run is not waiting for: decided already, an earlier request, or the run is not awaiting approval. */
   'approval_not_pending',
@@ -88,6 +88,16 @@ export const RequestErrorCode = z.enum([
   'call_not_found',
   /** A replay of a call that has not ended, or whose recorded request cannot be sent again as asked. */
   'call_not_replayable',
+  /** An imported bundle that is not JSON, not a planscope run bundle, or not of its schema (events aside). */
+  'bundle_invalid',
+  /** A run bundle of a format version this planscope does not read. */
+  'bundle_version_unsupported',
+  /** An artifact of a bundle whose bytes do not have the size or SHA-256 the bundle states. */
+  'bundle_hash_mismatch',
+  /** A bundle whose events do not parse, are out of order, name an artifact it lacks, or do not fold to its Result. */
+  'bundle_events_invalid',
+  /** A bundle larger than PLANSCOPE_MAX_BUNDLE_BYTES. */
+  'bundle_too_large',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

@@ -29,6 +29,13 @@ export const NewRun = z.object({
    */
   ownerHost: z.string().nullable().default(null),
   ownerStart: z.string().nullable().default(null),
+  /**
+   * Set on a run imported from a bundle: where it came from (the bundle's
+   * own words, untrusted text) and when it was imported. Null on runs
+   * recorded here.
+   */
+  importedFrom: z.string().nullable().default(null),
+  importedAt: z.number().nullable().default(null),
 });
 export type NewRun = z.infer<typeof NewRun>;
 /** A new run as callers give it: strategy and profile may be left to their defaults. */

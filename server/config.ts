@@ -78,6 +78,8 @@ const Env = z.object({
   PLANSCOPE_CONFIG: z.string().trim().min(1).optional(),
   /** A file every event and LLM call is appended to as a JSON line (server/telemetry/log-file.ts). */
   PLANSCOPE_LOG_FILE: z.string().trim().min(1).optional(),
+  /** The largest run bundle an import accepts (API, CLI, the runs page); the proxy buffers at most 64 MiB of a request. */
+  PLANSCOPE_MAX_BUNDLE_BYTES: int(1024, 64 * 1024 * 1024, 16 * 1024 * 1024),
   /** The trace UI's address for one trace, `{traceId}` standing for the id: the run page links to it. */
   PLANSCOPE_TRACE_URL: z.string().trim().min(1).optional(),
   /** The standard OpenTelemetry variables planscope acts on (see server/telemetry/settings.ts). */
@@ -121,6 +123,8 @@ export interface Config {
   };
   maxConcurrentRuns: number;
   maxTaskChars: number;
+  /** The largest run bundle an import accepts, in bytes. */
+  maxBundleBytes: number;
   /** Whether the Reviewer pass follows the Checker. */
   review: boolean;
   /** The deny-list every layer judges paths by: the defaults with `PLANSCOPE_DENY_ADD` / `PLANSCOPE_DENY_REMOVE` applied. */
@@ -230,6 +234,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bridges: { max: e.PLANSCOPE_MAX_BRIDGES, idleMs: e.PLANSCOPE_BRIDGE_IDLE_MS, allowHardLinks: e.PLANSCOPE_ALLOW_HARD_LINKS },
     maxConcurrentRuns: e.PLANSCOPE_MAX_CONCURRENT_RUNS,
     maxTaskChars: e.PLANSCOPE_MAX_TASK_CHARS,
+    maxBundleBytes: e.PLANSCOPE_MAX_BUNDLE_BYTES,
     review: e.PLANSCOPE_REVIEW,
     pathPolicy: policy.policy,
     secretScan: e.PLANSCOPE_SECRET_SCAN,

@@ -9,6 +9,7 @@ import { appRootOf } from '../app-root';
 import { ConfigError, loadConfig } from '../config';
 import { RequestError } from '../http/request-error';
 import { describeAllowedWorkspaces } from '../runs/workspace';
+import { BundleFileError, bundleCommand } from './bundle-commands';
 import { openRuntime } from '../runtime';
 import { progressLine, summaryTable } from './progress';
 import { printable } from './terminal-text';
@@ -29,7 +30,11 @@ function flagOf(field: string): string {
   return field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 }
 
-const USAGE = `usage: npm run planscope -- run "<task>" ${FLAG_FIELDS.map((f) => `[--${flagOf(f)} ${FLAG_VALUES[f]}]`).join(' ')} [--json]`;
+const USAGE = [
+  `usage: npm run planscope -- run "<task>" ${FLAG_FIELDS.map((f) => `[--${flagOf(f)} ${FLAG_VALUES[f]}]`).join(' ')} [--json]`,
+  '       npm run planscope -- export <run id> > run.bundle.json',
+  '       npm run planscope -- import <file>',
+].join('\n');
 
 function fail(reason: string): never {
   process.stderr.write(`planscope: ${printable(reason)}\n${USAGE}\n`);
@@ -75,6 +80,7 @@ async function main(): Promise<number> {
     return ExitCode.completed;
   }
   const [command, task, ...extra] = positionals;
+  if (command === 'export' || command === 'import') return bundleMain(command, task, extra);
   if (command !== 'run') fail(command ? `unknown command "${command}"` : 'missing command');
   if (!task || task.trim() === '') fail('missing task');
   if (extra.length > 0) fail(`unexpected argument "${extra[0]}" (quote the task)`);
@@ -119,6 +125,17 @@ async function main(): Promise<number> {
     return result.status === 'completed' ? ExitCode.completed : ExitCode.failed;
   } finally {
     await runtime.close();
+  }
+}
+
+async function bundleMain(command: 'export' | 'import', argument: string | undefined, extra: string[]): Promise<number> {
+  if (!argument) fail(command === 'export' ? 'missing run id' : 'missing bundle file');
+  if (extra.length > 0) fail(`unexpected argument "${extra[0]}"`);
+  try {
+    return await bundleCommand(command, argument, loadConfig(process.env, appRootOf(import.meta.url)));
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof BundleFileError) fail(error.message);
+    throw error;
   }
 }
 

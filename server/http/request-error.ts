@@ -20,6 +20,11 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   approval_not_pending: 409,
   call_not_found: 404,
   call_not_replayable: 409,
+  bundle_invalid: 400,
+  bundle_version_unsupported: 400,
+  bundle_hash_mismatch: 422,
+  bundle_events_invalid: 422,
+  bundle_too_large: 413,
 };
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */

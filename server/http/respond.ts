@@ -26,8 +26,18 @@ export async function handle(fn: () => Promise<Response> | Response): Promise<Re
 
 /** Reads a JSON body of at most `maxBytes`, so an oversized request is refused before it is parsed. */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const text = await readTextBody(request, maxBytes, () => tooLarge(maxBytes));
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new RequestError('invalid_request', 'The request body is not valid JSON.');
+  }
+}
+
+/** Reads a body of at most `maxBytes` as text; more is refused with `tooLarge()` as soon as it is declared or has arrived. */
+export async function readTextBody(request: Request, maxBytes: number, tooLarge: () => RequestError): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) throw tooLarge(maxBytes);
+  if (declared > maxBytes) throw tooLarge();
   const reader = request.body?.getReader();
   if (!reader) throw new RequestError('invalid_request', 'The request has no body; send JSON.');
   const chunks: Uint8Array[] = [];
@@ -38,16 +48,11 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel();
-      throw tooLarge(maxBytes);
+      throw tooLarge();
     }
     chunks.push(value);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new RequestError('invalid_request', 'The request body is not valid JSON.');
-  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function tooLarge(maxBytes: number): RequestError {

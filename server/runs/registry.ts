@@ -412,7 +412,7 @@ interface RunSetup {
   begin: RunBeginning;
 }
 
-function newRunId(): string {
+export function newRunId(): string {
   // Time first so ids sort by creation; random tail so concurrent starts never collide.
   return `${Date.now().toString(36)}-${randomBytes(5).toString('hex')}`;
 }

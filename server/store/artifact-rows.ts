@@ -1,3 +1,4 @@
+import type { PendingArtifact } from './artifact';
 import type { Artifact } from './run-store';
 
 /** An artifact as both stores keep it: its text as bytes, with its size and hash. */
@@ -11,6 +12,11 @@ export interface StoredArtifact {
 
 export function toArtifact(row: StoredArtifact): Artifact {
   return { name: row.name, mediaType: row.media_type, bytes: row.bytes, sha256: row.sha256, content: row.content.toString('utf8') };
+}
+
+/** An artifact as its stored bytes, as a store writes them. */
+export function toPendingArtifact(row: Omit<StoredArtifact, 'bytes'>): PendingArtifact {
+  return { name: row.name, mediaType: row.media_type, sha256: row.sha256, buffer: row.content };
 }
 
 /** The text of an artifact's first bytes; a character the cut splits is left out, not mangled. */

@@ -15,6 +15,8 @@ export const RUN_COLUMNS = {
   ownerPid: 'owner_pid',
   ownerHost: 'owner_host',
   ownerStart: 'owner_start',
+  importedFrom: 'imported_from',
+  importedAt: 'imported_at',
   status: 'status',
   attempts: 'attempts',
   finishedAt: 'finished_at',
@@ -29,6 +31,9 @@ export const RUN_COLUMNS = {
 export const SELECT_RUN = `SELECT ${Object.entries(RUN_COLUMNS)
   .map(([field, column]) => `${column} AS "${field}"`)
   .join(', ')} FROM runs`;
+
+/** Every field of a row, in order: what importing a whole run writes. */
+export const ROW_FIELDS = Object.keys(RUN_COLUMNS) as (keyof RunRow)[];
 
 /** What creating a run writes, in order. */
 export const NEW_RUN_FIELDS = NewRun.keyof().options;

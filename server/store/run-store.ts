@@ -87,4 +87,12 @@ export interface RunStore {
    * may be megabytes. A character the cut splits is left out, not mangled.
    */
   artifactHead(runId: string, name: string, maxBytes: number): Promise<{ text: string; bytes: number } | null>;
+  /** Every artifact of the run as its stored bytes, by name: what a bundle carries, binary or not. */
+  artifactBytes(runId: string): Promise<PendingArtifact[]>;
+  /**
+   * Stores a whole finished run at once (an imported bundle): its row, every
+   * event and every artifact, in ONE transaction, so that a failure leaves
+   * nothing of it. An id already stored is refused and changes nothing.
+   */
+  importRun(row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[]): Promise<void>;
 }

@@ -57,6 +57,8 @@ function withSlowReads(runtime: Runtime): { runtime: Runtime; mostReads: () => n
     listArtifacts: (runId) => store.listArtifacts(runId),
     getArtifact: (runId, name) => store.getArtifact(runId, name),
     artifactHead: (runId, name, maxBytes) => store.artifactHead(runId, name, maxBytes),
+    artifactBytes: (runId) => store.artifactBytes(runId),
+    importRun: (...args) => store.importRun(...args),
   };
   return { runtime: { ...runtime, store: slow }, mostReads: () => most };
 }

@@ -63,4 +63,12 @@ export class DeferredCommits implements RunStore {
   artifactHead(runId: string, name: string, maxBytes: number) {
     return this.inner.artifactHead(runId, name, maxBytes);
   }
+
+  artifactBytes(runId: string) {
+    return this.inner.artifactBytes(runId);
+  }
+
+  importRun(...args: Parameters<RunStore['importRun']>) {
+    return this.inner.importRun(...args);
+  }
 }

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EvalItem, EvalSettings } from '../../lib/eval';
 import type { ReplayRecord } from '../../lib/replay';
 import { RunEvent, type NewRunEvent } from '../../lib/events';
-import { runProgressOf, type NewRunInput } from '../../lib/run-row';
+import { RunRow, runProgressOf, type NewRunInput } from '../../lib/run-row';
 import { applyEvent, emptyRun, foldRun, type RunState } from '../../lib/run-state';
 import { loadConfig, runLimits } from '../../server/config';
 import { RunRecorder } from '../../server/runs/recorder';
@@ -197,6 +197,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
           ...newRun('r1'),
           strategy: 'plan-execute',
           profile: 'file',
+          importedFrom: null,
+          importedAt: null,
           status: 'queued',
           attempts: 0,
           finishedAt: null,
@@ -493,6 +495,48 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         expect((await runs.artifactHead('r1', 'utf8', 5))?.text).toBe('ab€');
         expect((await runs.artifactHead('r1', 'utf8', 9))?.text).toBe('ab€cd');
         expect((await runs.artifactHead('r1', 'utf8', 11))?.text).toBe('ab€cd😀');
+      });
+    });
+
+    describe('a whole run at once (an imported bundle)', () => {
+      const imported = (id: string) => {
+        const events = stamped(wholeRun());
+        const state = foldRun(events);
+        const row = RunRow.parse({ ...newRun(id), importedFrom: 'run r0 on box-b', importedAt: 1_700_000_100_000, ...runProgressOf(state) });
+        const bytes = Buffer.from([0xff, 0xfe, 0x00, 0x41]);
+        const artifacts: PendingArtifact[] = [
+          prepareArtifact('planner#1.prompt.txt', 'prompt'),
+          prepareArtifact('observation/src/config.ts', CONFIG_TEXT),
+          { name: 'raw.bin', mediaType: 'application/octet-stream', buffer: bytes, sha256: createHash('sha256').update(bytes).digest('hex') },
+        ];
+        return { events, state, row, artifacts };
+      };
+
+      it('stores its row, every event and every artifact, bytes as they were', async () => {
+        const { events, state, row, artifacts } = imported('r1');
+        await runs.importRun(row, events, artifacts);
+        expect(await runs.getRun('r1')).toEqual(row);
+        expect(foldRun(await runs.events('r1'))).toEqual(state);
+        const stored = await runs.artifactBytes('r1');
+        expect(stored.map((a) => [a.name, a.mediaType, a.sha256, a.buffer.toString('hex')])).toEqual(
+          [...artifacts].sort((a, b) => (a.name < b.name ? -1 : 1)).map((a) => [a.name, a.mediaType, a.sha256, a.buffer.toString('hex')]),
+        );
+        expect(await runs.unfinishedRuns()).toEqual([]);
+      });
+
+      it('stores nothing of it when any part fails, and refuses an id already stored', async () => {
+        const { events, row, artifacts } = imported('r1');
+        const twice = [...events, events.at(-1)!];
+        expect(await appendOutcome(() => runs.importRun(row, twice, artifacts))).not.toBeNull();
+        expect(await runs.getRun('r1')).toBeNull();
+        expect(await runs.events('r1')).toEqual([]);
+        expect(await runs.artifactBytes('r1')).toEqual([]);
+
+        await runs.createRun(newRun('r2'));
+        expect(await appendOutcome(() => runs.importRun({ ...row, id: 'r2' }, events, artifacts))).not.toBeNull();
+        expect(await runs.events('r2')).toEqual([]);
+        expect(await runs.artifactBytes('r2')).toEqual([]);
+        expect((await runs.getRun('r2'))?.status).toBe('queued');
       });
     });
 

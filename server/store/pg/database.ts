@@ -2,6 +2,7 @@ import pg from 'pg';
 import { maskUrlsInText } from '../../../lib/mask';
 import { ConfigError, type DatabaseSettings } from '../../config';
 import { migrate } from './migrations';
+import { inTransaction } from './transaction';
 
 /**
  * bigint columns (times in ms, token counts) come back as strings by
@@ -54,6 +55,12 @@ export class PgDatabase {
   async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
     await this.ready;
     return (await this.pool.query<R>(text, values)).rows;
+  }
+
+  /** `work` in one transaction on one connection, once the database is ready. */
+  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    await this.ready;
+    return inTransaction(this.pool, work);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { ConfigError } from '../../config';
+import { inTransaction } from './transaction';
 
 /**
  * The schema, as the steps that build it, applied in order at start. Append
@@ -111,6 +112,8 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX runs_by_status_created ON runs (status, created_at DESC, id DESC);
    CREATE INDEX runs_by_error ON runs (error_code, created_at DESC, id DESC) WHERE error_code IS NOT NULL;
    CREATE INDEX runs_judged ON runs (created_at DESC, id DESC) WHERE human_verdicts > 0;`,
+  // A run imported from a bundle says where it came from and when it arrived; null for runs recorded here.
+  `ALTER TABLE runs ADD COLUMN imported_from TEXT, ADD COLUMN imported_at BIGINT;`,
 ];
 
 /** An arbitrary key that only planscope's migrations lock. */
@@ -126,10 +129,7 @@ const checksum = (sql: string) => createHash('sha256').update(sql).digest('hex')
  * (a newer planscope ran on it) is refused, not written to.
  */
 export async function migrate(pool: pg.Pool, migrations: readonly string[] = MIGRATIONS): Promise<void> {
-  const client = await pool.connect();
-  let failed = false;
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS planscope_migrations (
       version INTEGER PRIMARY KEY,
@@ -153,13 +153,5 @@ export async function migrate(pool: pg.Pool, migrations: readonly string[] = MIG
       await client.query(sql);
       await client.query('INSERT INTO planscope_migrations (version, checksum) VALUES ($1, $2)', [version, checksum(sql)]);
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    failed = true;
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    // A connection a failure went through is closed, not handed to the next caller.
-    client.release(failed);
-  }
+  });
 }

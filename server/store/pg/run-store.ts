@@ -2,9 +2,9 @@ import { RunEvent } from '../../../lib/events';
 import { NewRun, RunRow, runProgressOf, type NewRunInput } from '../../../lib/run-row';
 import type { RunState } from '../../../lib/run-state';
 import type { PendingArtifact } from '../artifact';
-import { headText, lastByName, toArtifact, type StoredArtifact } from '../artifact-rows';
+import { headText, lastByName, toArtifact, toPendingArtifact, type StoredArtifact } from '../artifact-rows';
 import { RunCommitOrder } from '../commit-order';
-import { NEW_RUN_FIELDS, PROGRESS_FIELDS, RUN_COLUMNS, SELECT_RUN, UNFINISHED } from '../run-columns';
+import { NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN, UNFINISHED } from '../run-columns';
 import { runListQuery } from '../run-list-query';
 import type { Owner } from '../owner';
 import type { Artifact, ListRunsOptions, RunStore } from '../run-store';
@@ -13,6 +13,8 @@ import { NOTICE_CHANNEL, noticePayload } from './notices';
 
 const INSERT_RUN = `INSERT INTO runs (${NEW_RUN_FIELDS.map((f) => RUN_COLUMNS[f]).join(', ')}, status)
   VALUES (${NEW_RUN_FIELDS.map((_, i) => `$${i + 1}`).join(', ')}, 'queued')`;
+
+const INSERT_ROW = `INSERT INTO runs (${ROW_FIELDS.map((f) => RUN_COLUMNS[f]).join(', ')}) VALUES (${ROW_FIELDS.map((_, i) => `$${i + 1}`).join(', ')})`;
 
 /** Parameters of an append before its artifacts': the event, the row's progress, the notice. */
 const EVENT_PARAMS = 5;
@@ -133,5 +135,30 @@ export class PgRunStore implements RunStore {
       [runId, name, maxBytes],
     );
     return row ? { text: headText(row.head), bytes: row.bytes } : null;
+  }
+
+  async artifactBytes(runId: string): Promise<PendingArtifact[]> {
+    const rows = await this.db.query<StoredArtifact>('SELECT name, media_type, sha256, content FROM artifacts WHERE run_id = $1 ORDER BY name', [runId]);
+    return rows.map(toPendingArtifact);
+  }
+
+  async importRun(row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[]): Promise<void> {
+    const parsed = RunRow.parse(row);
+    await this.db.transaction(async (client) => {
+      await client.query(INSERT_ROW, ROW_FIELDS.map((f) => parsed[f]));
+      for (const a of lastByName(artifacts)) {
+        await client.query('INSERT INTO artifacts (run_id, name, media_type, bytes, sha256, content) VALUES ($1, $2, $3, $4, $5, $6)', [
+          parsed.id,
+          a.name,
+          a.mediaType,
+          a.buffer.length,
+          a.sha256,
+          a.buffer,
+        ]);
+      }
+      for (const e of events) {
+        await client.query('INSERT INTO events (run_id, seq, at, type, body) VALUES ($1, $2, $3, $4, $5)', [parsed.id, e.seq, e.at, e.type, JSON.stringify(e)]);
+      }
+    });
   }
 }

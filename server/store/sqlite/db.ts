@@ -101,6 +101,9 @@ const MIGRATIONS: string[] = [
    CREATE INDEX runs_by_status_created ON runs (status, created_at DESC, id DESC);
    CREATE INDEX runs_by_error ON runs (error_code, created_at DESC, id DESC) WHERE error_code IS NOT NULL;
    CREATE INDEX runs_judged ON runs (created_at DESC, id DESC) WHERE human_verdicts > 0;`,
+  // A run imported from a bundle says where it came from and when it arrived; null for runs recorded here.
+  `ALTER TABLE runs ADD COLUMN imported_from TEXT;
+   ALTER TABLE runs ADD COLUMN imported_at INTEGER;`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {

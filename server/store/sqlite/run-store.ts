@@ -4,8 +4,8 @@ import { RunEvent } from '../../../lib/events';
 import { NewRun, RunRow, runProgressOf, type NewRunInput } from '../../../lib/run-row';
 import type { RunState } from '../../../lib/run-state';
 import type { PendingArtifact } from '../artifact';
-import { headText, toArtifact, type StoredArtifact } from '../artifact-rows';
-import { NEW_RUN_FIELDS, PROGRESS_FIELDS, RUN_COLUMNS, SELECT_RUN, UNFINISHED } from '../run-columns';
+import { headText, toArtifact, toPendingArtifact, type StoredArtifact } from '../artifact-rows';
+import { NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN, UNFINISHED } from '../run-columns';
 import { runListQuery } from '../run-list-query';
 import type { Owner } from '../owner';
 import type { Artifact, ListRunsOptions, RunStore } from '../run-store';
@@ -15,6 +15,7 @@ const StoredRunRow = RunRow.extend({ baseline: z.union([z.literal(0), z.literal(
 
 const INSERT_RUN = `INSERT INTO runs (${NEW_RUN_FIELDS.map((f) => RUN_COLUMNS[f]).join(', ')}, status)
   VALUES (${NEW_RUN_FIELDS.map((f) => `@${f}`).join(', ')}, 'queued')`;
+const INSERT_ROW = `INSERT INTO runs (${ROW_FIELDS.map((f) => RUN_COLUMNS[f]).join(', ')}) VALUES (${ROW_FIELDS.map((f) => `@${f}`).join(', ')})`;
 const UPDATE_PROGRESS = `UPDATE runs SET ${PROGRESS_FIELDS.map((f) => `${RUN_COLUMNS[f]} = @${f}`).join(', ')} WHERE id = @runId`;
 
 /**
@@ -30,6 +31,7 @@ export class SqliteRunStore implements RunStore {
   private readonly insertArtifact;
   /** Built once: `db.transaction(fn)` wraps `fn` anew on every call otherwise. */
   private readonly appendTransaction;
+  private readonly importTransaction;
 
   constructor(private readonly db: Database.Database) {
     this.insertRun = db.prepare(INSERT_RUN);
@@ -45,6 +47,12 @@ export class SqliteRunStore implements RunStore {
       for (const a of artifacts) this.insertArtifact.run(runId, a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer);
       this.insertEvent.run(runId, event.seq, event.at, event.type, JSON.stringify(event));
       this.updateProgress.run({ ...runProgressOf(state), runId });
+    });
+    const insertRow = db.prepare(INSERT_ROW);
+    this.importTransaction = db.transaction((row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[]) => {
+      insertRow.run({ ...row, baseline: row.baseline ? 1 : 0 });
+      for (const a of artifacts) this.insertArtifact.run(row.id, a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer);
+      for (const e of events) this.insertEvent.run(row.id, e.seq, e.at, e.type, JSON.stringify(e));
     });
   }
 
@@ -117,6 +125,15 @@ export class SqliteRunStore implements RunStore {
       .get(maxBytes, runId, name) as { bytes: number; head: Buffer } | undefined;
     if (!row) return null;
     return { text: headText(row.head), bytes: row.bytes };
+  }
+
+  async artifactBytes(runId: string): Promise<PendingArtifact[]> {
+    const rows = this.db.prepare('SELECT name, media_type, sha256, content FROM artifacts WHERE run_id = ? ORDER BY name').all(runId) as StoredArtifact[];
+    return rows.map(toPendingArtifact);
+  }
+
+  async importRun(row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[]): Promise<void> {
+    this.importTransaction(RunRow.parse(row), events, artifacts);
   }
 }
 

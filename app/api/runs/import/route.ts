@@ -1,0 +1,16 @@
+import { handle, readTextBody } from '@/server/http/respond';
+import { bundleTooLarge, importBundle } from '@/server/run-bundles/import';
+import { getRuntime } from '@/server/runtime';
+
+export const dynamic = 'force-dynamic';
+export const runtime = 'nodejs';
+
+/** A run bundle as the body (its JSON text); 201 with where the run is stored, and whether it had to take a new id. */
+export function POST(request: Request): Promise<Response> {
+  return handle(async () => {
+    const { store, config } = getRuntime();
+    const text = await readTextBody(request, config.maxBundleBytes, () => bundleTooLarge(config.maxBundleBytes));
+    const outcome = await importBundle(store, text);
+    return Response.json(outcome, { status: 201, headers: { Location: `/api/runs/${encodeURIComponent(outcome.id)}` } });
+  });
+}

@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import { ExitCode } from '../../lib/codes';
+import type { Config } from '../config';
+import { isRequestError } from '../http/request-error';
+import { exportRun } from '../run-bundles/export';
+import { bundleTooLarge, importBundle } from '../run-bundles/import';
+import { openStores } from '../store/stores';
+import { printable } from './terminal-text';
+
+/**
+ * `export <run>`: the run's bundle on stdout. `import <file>`: the bundle
+ * stored as a run, its id on stdout. Both work on the store alone (no
+ * bridge, no model); a refusal prints its code and message and exits 1.
+ */
+export async function bundleCommand(command: 'export' | 'import', argument: string, config: Config): Promise<number> {
+  const stores = openStores(config);
+  try {
+    await stores.ready;
+    if (command === 'export') {
+      process.stdout.write(`${JSON.stringify(await exportRun(stores.runs, config, argument))}\n`);
+      return ExitCode.completed;
+    }
+    const size = fileSize(argument);
+    if (size > config.maxBundleBytes) throw bundleTooLarge(config.maxBundleBytes);
+    const outcome = await importBundle(stores.runs, fs.readFileSync(argument, 'utf8'));
+    process.stderr.write(`${printable(outcome.message)}\n`);
+    process.stdout.write(`${outcome.id}\n`);
+    return ExitCode.completed;
+  } catch (error) {
+    if (!isRequestError(error)) throw error;
+    process.stderr.write(`planscope: ${error.code}: ${printable(error.message)}\n`);
+    return ExitCode.failed;
+  } finally {
+    await stores.close();
+  }
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch (error) {
+    throw new BundleFileError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** A bundle file that cannot be read: the person's to fix, a usage error. */
+export class BundleFileError extends Error {
+  override name = 'BundleFileError';
+}

@@ -1,0 +1,40 @@
+import os from 'node:os';
+import { BUNDLE_FORMAT, BUNDLE_VERSION, type BundleArtifact, type RunBundle } from '../../lib/bundle';
+import { toResult } from '../../lib/result';
+import { foldRun, isTerminal } from '../../lib/run-state';
+import type { Config } from '../config';
+import { RequestError } from '../http/request-error';
+import type { PendingArtifact } from '../store/artifact';
+import type { RunStore } from '../store/run-store';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A finished run as a bundle: the Result, every event as stored (human
+ * verdicts included) and every artifact with its size and hash. A run still
+ * in flight is refused: its bundle would be a moment of it, not the run.
+ */
+export async function exportRun(store: RunStore, config: Pick<Config, 'database'>, runId: string): Promise<RunBundle> {
+  if (!(await store.getRun(runId))) throw new RequestError('run_not_found', `There is no run ${runId}.`);
+  const events = await store.events(runId);
+  const view = foldRun(events);
+  if (!isTerminal(view.status)) throw new RequestError('run_not_finished', `Run ${runId} is ${view.status}: only a finished run can be exported.`);
+  return {
+    format: BUNDLE_FORMAT,
+    version: BUNDLE_VERSION,
+    source: { runId, host: os.hostname(), store: config.database ? 'postgresql' : 'sqlite', exportedAt: new Date().toISOString() },
+    result: toResult(runId, view),
+    events,
+    artifacts: (await store.artifactBytes(runId)).map(toBundleArtifact),
+  };
+}
+
+/** Text stays readable in the file; bytes that are not UTF-8 travel as base64, unchanged. */
+function toBundleArtifact(a: PendingArtifact): BundleArtifact {
+  const base = { name: a.name, mediaType: a.mediaType, bytes: a.buffer.length, sha256: a.sha256 };
+  try {
+    return { ...base, encoding: 'utf8', content: utf8.decode(a.buffer) };
+  } catch {
+    return { ...base, encoding: 'base64', content: a.buffer.toString('base64') };
+  }
+}

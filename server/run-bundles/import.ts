@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { artifactsNamed, BUNDLE_VERSION, BundleHeader, describeSource, RunBundle, type BundleArtifact } from '../../lib/bundle';
+import type { RequestErrorCode } from '../../lib/codes';
+import type { RunEvent } from '../../lib/events';
+import { toResult } from '../../lib/result';
+import { runProgressOf, type RunRow } from '../../lib/run-row';
+import { foldRun, isTerminal } from '../../lib/run-state';
+import { RequestError } from '../http/request-error';
+import { newRunId } from '../runs/registry';
+import type { PendingArtifact } from '../store/artifact';
+import { thisProcess } from '../store/owner';
+import type { RunStore } from '../store/run-store';
+
+/** What an import did: the id the run is stored under, and the one it had where it was exported. */
+export interface ImportOutcome {
+  id: string;
+  originalId: string;
+  /** The original id was taken here, so the run was stored under a new one. */
+  renamed: boolean;
+  /** Where the bundle says it came from. */
+  from: string;
+  message: string;
+}
+
+/** The refusal of a bundle larger than `maxBytes` (PLANSCOPE_MAX_BUNDLE_BYTES), made before it is read further. */
+export function bundleTooLarge(maxBytes: number): RequestError {
+  return new RequestError('bundle_too_large', `The bundle is larger than ${maxBytes} bytes (PLANSCOPE_MAX_BUNDLE_BYTES).`);
+}
+
+/**
+ * Imports a bundle's text. Everything is checked before anything is stored
+ * (the version, the schema, every artifact's size and hash, that the events
+ * are the whole log of a finished run, name only artifacts the bundle holds
+ * and fold to its Result), then the run is stored in one transaction: a
+ * refused bundle changes nothing. Its workspace path is kept as text to
+ * show; nothing here opens it.
+ */
+export async function importBundle(store: RunStore, text: string): Promise<ImportOutcome> {
+  const bundle = parseBundle(text);
+  const artifacts = decodeArtifacts(bundle.artifacts);
+  const view = checkEvents(bundle);
+  const originalId = bundle.result.id;
+  const renamed = (await store.getRun(originalId)) !== null;
+  const id = renamed ? newRunId() : originalId;
+  const from = describeSource(bundle.source);
+  const owner = thisProcess();
+  const row: RunRow = {
+    id,
+    createdAt: view.createdAt!,
+    task: view.task,
+    model: view.model,
+    baseline: view.baseline,
+    workspace: view.workspace,
+    strategy: view.strategy,
+    profile: view.profile,
+    ownerPid: owner.pid,
+    ownerHost: owner.host,
+    ownerStart: owner.start,
+    importedFrom: from,
+    importedAt: Date.now(),
+    ...runProgressOf(view),
+  };
+  await store.importRun(row, bundle.events, artifacts);
+  const message = renamed ? `Imported ${from} as ${id}: a run ${originalId} already exists here.` : `Imported ${from} as ${id}.`;
+  return { id, originalId, renamed, from, message };
+}
+
+function refuse(code: RequestErrorCode, message: string): never {
+  throw new RequestError(code, message);
+}
+
+function parseBundle(text: string): RunBundle {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return refuse('bundle_invalid', 'The bundle is not JSON.');
+  }
+  const header = BundleHeader.safeParse(json);
+  if (!header.success) return refuse('bundle_invalid', 'This is not a planscope run bundle (no "format": "planscope-run-bundle" with a version).');
+  if (header.data.version !== BUNDLE_VERSION) {
+    return refuse('bundle_version_unsupported', `The bundle is of format version ${header.data.version}; this planscope reads version ${BUNDLE_VERSION}.`);
+  }
+  const parsed = RunBundle.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const where = issue.path.join('.');
+  return refuse(issue.path[0] === 'events' ? 'bundle_events_invalid' : 'bundle_invalid', `The bundle is invalid at ${where || 'its top'}: ${issue.message}`);
+}
+
+function decodeArtifacts(artifacts: readonly BundleArtifact[]): PendingArtifact[] {
+  const seen = new Set<string>();
+  return artifacts.map((a) => {
+    if (seen.has(a.name)) refuse('bundle_invalid', `The bundle holds the artifact ${a.name} twice.`);
+    seen.add(a.name);
+    const buffer = Buffer.from(a.content, a.encoding);
+    const sha256 = createHash('sha256').update(buffer).digest('hex');
+    if (buffer.length !== a.bytes || sha256 !== a.sha256) {
+      refuse('bundle_hash_mismatch', `The artifact ${a.name} is not what the bundle says: ${buffer.length} bytes with SHA-256 ${sha256}, not ${a.bytes} bytes with ${a.sha256}.`);
+    }
+    return { name: a.name, mediaType: a.mediaType, buffer, sha256 };
+  });
+}
+
+/** The events must be a finished run's whole log, in order, naming only artifacts the bundle holds, and fold to its Result. */
+function checkEvents(bundle: RunBundle) {
+  const events: readonly RunEvent[] = bundle.events;
+  const outOfOrder = events.findIndex((e, i) => e.seq !== i + 1);
+  if (outOfOrder !== -1) refuse('bundle_events_invalid', `Event ${outOfOrder + 1} has sequence number ${events[outOfOrder]!.seq}: the log must run 1, 2, 3, … without gaps.`);
+  if (events[0]!.type !== 'run_created') refuse('bundle_events_invalid', `The log starts with ${events[0]!.type}, not run_created.`);
+  const view = foldRun(events);
+  if (!isTerminal(view.status) || events.at(-1)!.type !== 'run_finished') refuse('bundle_events_invalid', 'The log does not end with run_finished: only a finished run can be imported.');
+  const held = new Set(bundle.artifacts.map((a) => a.name));
+  const missing = artifactsNamed(events).find((name) => !held.has(name));
+  if (missing !== undefined) refuse('bundle_events_invalid', `An event names the artifact ${missing}, which the bundle does not hold.`);
+  const folded = JSON.parse(JSON.stringify(toResult(bundle.result.id, view))) as unknown;
+  if (!isDeepStrictEqual(folded, bundle.result)) refuse('bundle_events_invalid', 'The events do not fold to the Result the bundle holds.');
+  return view;
+}

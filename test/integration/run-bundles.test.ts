@@ -1,0 +1,187 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BUNDLE_FORMAT, RunBundle } from '../../lib/bundle';
+import type { RequestErrorCode } from '../../lib/codes';
+import { toResult } from '../../lib/result';
+import { foldRun } from '../../lib/run-state';
+import type { Config } from '../../server/config';
+import { isRequestError } from '../../server/http/request-error';
+import { exportRun } from '../../server/run-bundles/export';
+import { importBundle } from '../../server/run-bundles/import';
+import { openStores, type Stores } from '../../server/store/stores';
+import { runCli, TSX_ENTRY } from '../support/cli';
+import { answer, APP_ROOT, plan, startHarness, type Harness } from '../support/harness';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+
+/**
+ * A run exported as a bundle and imported into another store (another data
+ * directory, another PostgreSQL database) folds to the same view, with every
+ * artifact's hash equal; a bad bundle is refused with its code and leaves the
+ * store as it was.
+ */
+
+const TASK = 'How is the model endpoint configured?';
+const ANSWER = answer([
+  {
+    text: 'The endpoint comes from OLLAMA_HOST with a default of http://127.0.0.1:11434.',
+    citations: [{ path: 'src/config.ts', startLine: 18, endLine: 18, quote: "DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434'" }],
+  },
+]);
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+type StoreKind = 'sqlite' | 'postgresql';
+
+async function harness(kind: StoreKind): Promise<Harness> {
+  const database = kind === 'postgresql' ? await createTestDatabase() : null;
+  const h = await startHarness(
+    { planner: [{ content: plan('src/config.ts', 'src/llm.ts') }], synthesizer: [{ content: ANSWER }] },
+    database ? { PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4' } : {},
+  );
+  cleanups.push(async () => {
+    await h.close();
+    await database?.drop();
+  });
+  return h;
+}
+
+/** A second, empty store of the same kind: another data directory, or another database. */
+async function otherStore(kind: StoreKind): Promise<Stores> {
+  let database: TestDatabase | null = null;
+  if (kind === 'postgresql') database = await createTestDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-import-'));
+  const stores = openStores({ dataDir, database: database?.settings ?? null });
+  cleanups.push(async () => {
+    await stores.close();
+    await database?.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  await stores.ready;
+  return stores;
+}
+
+async function exported(h: Harness): Promise<{ id: string; bundle: RunBundle }> {
+  const { id, result } = await h.run(TASK);
+  expect(result.status).toBe('completed');
+  return { id, bundle: await exportRun(h.runtime.store, h.runtime.config, id) };
+}
+
+/** Everything a store holds, to show a refused import changed none of it. */
+async function snapshot(stores: Stores) {
+  const rows = await stores.runs.listRuns({ limit: 1000 });
+  return Promise.all(rows.map(async (row) => ({ row, events: await stores.runs.events(row.id), artifacts: await stores.runs.artifactBytes(row.id) })));
+}
+
+async function refusal(work: Promise<unknown>): Promise<RequestErrorCode> {
+  try {
+    await work;
+  } catch (error) {
+    if (isRequestError(error)) return error.code;
+    throw error;
+  }
+  throw new Error('the import was not refused');
+}
+
+describe.each<StoreKind>(['sqlite', 'postgresql'])('run bundles on %s', (kind) => {
+  it('export -> import into another store folds to the same view, every artifact hash equal', async () => {
+    const h = await harness(kind);
+    const { id, bundle } = await exported(h);
+    // Through JSON, as a file carries it.
+    const text = JSON.stringify(bundle);
+    expect(RunBundle.parse(JSON.parse(text)).format).toBe(BUNDLE_FORMAT);
+    expect(bundle.source).toMatchObject({ runId: id, store: kind });
+    expect(bundle.artifacts.length).toBeGreaterThan(3);
+
+    const target = await otherStore(kind);
+    const outcome = await importBundle(target.runs, text);
+    expect(outcome).toMatchObject({ id, originalId: id, renamed: false });
+
+    const original = foldRun(await h.runtime.store.events(id));
+    const imported = foldRun(await target.runs.events(id));
+    expect(imported).toEqual(original);
+    expect(toResult(id, imported)).toEqual(toResult(id, original));
+    const hashes = async (stores: { runs: Stores['runs'] }) =>
+      (await stores.runs.artifactBytes(id)).map((a) => ({ name: a.name, mediaType: a.mediaType, sha256: a.sha256, bytes: a.buffer.length }));
+    expect(await hashes(target)).toEqual(await hashes({ runs: h.runtime.store }));
+
+    const row = await target.runs.getRun(id);
+    const source = await h.runtime.store.getRun(id);
+    expect(row).toMatchObject({ status: 'completed', importedFrom: `run ${id} on ${os.hostname()}`, lastSeq: source!.lastSeq, promptTokens: source!.promptTokens });
+    expect(row!.importedAt).toEqual(expect.any(Number));
+    expect(source!.importedFrom).toBeNull();
+  });
+
+  it('imports under a new id when the id is taken, and says so', async () => {
+    const h = await harness(kind);
+    const { id, bundle } = await exported(h);
+    const outcome = await importBundle(h.runtime.store, JSON.stringify(bundle));
+    expect(outcome.renamed).toBe(true);
+    expect(outcome.id).not.toBe(id);
+    expect(outcome.message).toContain(`a run ${id} already exists`);
+    expect(foldRun(await h.runtime.store.events(outcome.id))).toEqual(foldRun(await h.runtime.store.events(id)));
+  });
+
+  it('refuses each bad bundle with its code and leaves the store as it was', async () => {
+    const h = await harness(kind);
+    const { bundle } = await exported(h);
+    const target = await otherStore(kind);
+    expect((await importBundle(target.runs, JSON.stringify({ ...bundle, result: { ...bundle.result, id: 'kept' } }))).id).toBe('kept');
+    const before = await snapshot(target);
+    const tampered = (change: (b: RunBundle) => unknown) => JSON.stringify(change(structuredClone(bundle)));
+    const observation = bundle.artifacts.findIndex((a) => a.name.startsWith('observation/'));
+    const answerAt = bundle.events.findIndex((e) => e.type === 'answer_ready');
+
+    const cases: [string, string, RequestErrorCode][] = [
+      ['not JSON', '{"format": "planscope-run-bundle", ', 'bundle_invalid'],
+      ['another format', tampered((b) => ({ ...b, format: 'something-else' })), 'bundle_invalid'],
+      ['a later version', tampered((b) => ({ ...b, version: 2 })), 'bundle_version_unsupported'],
+      ['an artifact changed', tampered((b) => ((b.artifacts[observation]!.content += ' '), b)), 'bundle_hash_mismatch'],
+      ['an artifact said to be longer', tampered((b) => ((b.artifacts[observation]!.bytes += 1), b)), 'bundle_hash_mismatch'],
+      ['an event that does not parse', tampered((b) => ((b.events[1] = { ...b.events[1]!, type: 'run_exploded' } as never), b)), 'bundle_events_invalid'],
+      ['an answer changed (does not fold to the Result)', tampered((b) => ((b.events[answerAt] = { ...b.events[answerAt]!, text: 'Something else.' } as never), b)), 'bundle_events_invalid'],
+      ['an event missing', tampered((b) => (b.events.splice(2, 1), b)), 'bundle_events_invalid'],
+      ['an unfinished run', tampered((b) => (b.events.pop(), b)), 'bundle_events_invalid'],
+      ['an artifact missing', tampered((b) => (b.artifacts.splice(observation, 1), b)), 'bundle_events_invalid'],
+    ];
+    for (const [what, text, code] of cases) {
+      expect(await refusal(importBundle(target.runs, text)), what).toBe(code);
+    }
+    expect(await snapshot(target)).toEqual(before);
+  });
+});
+
+describe('the CLI: export <run> and import <file>', () => {
+  it('writes the bundle to stdout, imports it into another data directory, and refuses one over PLANSCOPE_MAX_BUNDLE_BYTES with its code', async () => {
+    const h = await harness('sqlite');
+    const { id } = await h.run(TASK);
+    const env = { PLANSCOPE_DATA_DIR: h.dataDir, OLLAMA_HOST: h.fake.url, PLANSCOPE_WORKSPACE: h.workspace };
+    await h.runtime.close();
+    const out = await runCli(TSX_ENTRY, ['export', id], { cwd: APP_ROOT, env });
+    expect(out.code, out.stderr).toBe(0);
+    const file = path.join(h.dataDir, 'run.bundle.json');
+    fs.writeFileSync(file, out.stdout);
+    expect(RunBundle.parse(JSON.parse(out.stdout)).result.id).toBe(id);
+
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-import-'));
+    cleanups.push(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
+    const importEnv = { ...env, PLANSCOPE_DATA_DIR: elsewhere };
+    const tooLarge = await runCli(TSX_ENTRY, ['import', file], { cwd: APP_ROOT, env: { ...importEnv, PLANSCOPE_MAX_BUNDLE_BYTES: '1024' } });
+    expect(tooLarge.code).toBe(1);
+    expect(tooLarge.stderr).toContain('bundle_too_large');
+    const stores = openStores({ dataDir: elsewhere, database: null } satisfies Pick<Config, 'dataDir' | 'database'>);
+    expect(await stores.runs.listRuns({ limit: 10 })).toEqual([]);
+    await stores.close();
+
+    const done = await runCli(TSX_ENTRY, ['import', file], { cwd: APP_ROOT, env: importEnv });
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout.trim()).toBe(id);
+    const again = openStores({ dataDir: elsewhere, database: null });
+    cleanups.push(() => again.close());
+    expect((await again.runs.getRun(id))?.importedFrom).toBe(`run ${id} on ${os.hostname()}`);
+  });
+});
