@@ -13,6 +13,9 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   eval_not_found: 404,
   unauthorized: 401,
   not_running: 409,
+  /** Understood, but this Ollama or model cannot serve it: the message says what to change. */
+  ollama_too_old: 422,
+  model_lacks_capability: 422,
 };
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */

@@ -326,6 +326,8 @@ describe('checkOllama', () => {
       reachable: true,
       version: expect.any(String) as unknown,
       models: ['qwen3:8b', 'gemma3:4b'],
+      model: null,
+      problems: [],
       error: null,
       hint: null,
     });
