@@ -192,6 +192,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     responseArtifact: z.string(),
     thinkingArtifact: z.string().nullable(),
     error: ErrorInfo.nullable(),
+    /** Thinking was off, yet the model wrote a `<think>` block into its content: it was moved to the thinking artifact and the rest parsed. */
+    thinkBlockMoved: z.boolean().optional(),
   }),
   event('plan_proposed', { round: z.int(), call: z.string(), goal: z.string().optional(), steps: z.array(ProposedStep) }),
   event('plan_rejected', { round: z.int(), rejections: z.array(Rejection) }),
