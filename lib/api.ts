@@ -3,6 +3,7 @@ import type { ErrorInfo } from './codes';
 import type { EventOf, RunEvent } from './events';
 import type { RunResult } from './result';
 import type { EvalSummary } from './eval';
+import type { ModelFacts, ReadinessProblem } from './ollama-readiness';
 import type { ReadPolicyInfo } from './policy';
 import { RunRow } from './run-row';
 
@@ -49,6 +50,10 @@ export interface OllamaHealth {
   version: string | null;
   /** Names as `ollama list` shows them (`qwen3:8b`). */
   models: string[];
+  /** The configured model's capabilities and context length (`/api/show`); null when not asked, not pulled or not answered. */
+  model: ModelFacts | null;
+  /** Why a run on the configured model would be refused (server too old, a capability a role needs); empty when none. */
+  problems: ReadinessProblem[];
   error: ErrorInfo | null;
   /** What a person can do about the error; null when there is nothing to do. */
   hint: string | null;

@@ -98,8 +98,16 @@ export const RequestErrorCode = z.enum([
   'bundle_events_invalid',
   /** A bundle larger than PLANSCOPE_MAX_BUNDLE_BYTES. */
   'bundle_too_large',
+  /** The Ollama server is older than a feature the run needs (structured outputs, `think`); the message names the minimum version. */
+  'ollama_too_old',
+  /** The model lacks a capability a role needs (`completion`; `thinking` for a role with thinking on), per its `/api/show`. */
+  'model_lacks_capability',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
+
+/** Why a run on a model is refused before it starts, judged from `/api/version` and `/api/show`. */
+export const ReadinessErrorCode = RequestErrorCode.extract(['ollama_too_old', 'model_lacks_capability']);
+export type ReadinessErrorCode = z.infer<typeof ReadinessErrorCode>;
 
 /**
  * What the program flags on a claim the Checker found supported: its

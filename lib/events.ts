@@ -252,6 +252,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     responseArtifact: z.string(),
     thinkingArtifact: z.string().nullable(),
     error: ErrorInfo.nullable(),
+    /** Thinking was off, yet the model wrote a `<think>` block into its content: it was moved to the thinking artifact and the rest parsed. */
+    thinkBlockMoved: z.boolean().optional(),
   }),
   /** `call` is the planner call that wrote the plan; a plan given to the run (a fork's edited plan) has none. */
   event('plan_proposed', { round: z.int(), call: z.string().optional(), goal: z.string().optional(), steps: z.array(ProposedStep) }),

@@ -87,7 +87,9 @@ export interface ObservationView extends ObservationMeta {
 }
 
 /** What `llm_call_finished` adds to a call; null while the call is in flight. */
-type CallOutcome = { [K in Exclude<keyof EventOf<'llm_call_finished'>, Envelope | 'call' | 'ok'>]: EventOf<'llm_call_finished'>[K] | null };
+type FinishedFields = Omit<EventOf<'llm_call_finished'>, Envelope | 'call' | 'ok'>;
+/** Optional fields (added later) stay optional: a call recorded before them has none. */
+type CallOutcome = { [K in keyof FinishedFields]: FinishedFields[K] | null };
 
 /** One LLM call: its `llm_call_started` fields, then its `llm_call_finished` ones once it ends. */
 export type LlmCallView = Omit<EventOf<'llm_call_started'>, Envelope> &
@@ -246,6 +248,7 @@ function reduce(s: RunState, e: RunEvent): RunState {
                 responseArtifact: e.responseArtifact,
                 thinkingArtifact: e.thinkingArtifact,
                 error: e.error,
+                ...(e.thinkBlockMoved !== undefined && { thinkBlockMoved: e.thinkBlockMoved }),
               }
             : c,
         ),

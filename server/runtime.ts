@@ -3,6 +3,7 @@ import os from 'node:os';
 import { checkListenAddress, ConfigError, loadConfig, nextListenHostname, type Config } from './config';
 import type { ExternalTools } from './engine/tools';
 import type { ToolSpec } from '../lib/general-plan';
+import { reportReadinessAtStart } from './llm/readiness';
 import { connectToolServers, type ToolDescriptor, type ToolServers } from './mcp/tool-servers';
 import { workspaceToolDescriptors, workspaceToolOptions } from './mcp/workspace-tools';
 import { BridgePool } from './runs/bridge-pool';
@@ -161,7 +162,9 @@ export function getRuntime(): Runtime {
  */
 export async function startServerRuntime(): Promise<void> {
   try {
-    await getRuntime().ready;
+    const { ready, config } = getRuntime();
+    await ready;
+    void reportReadinessAtStart(config);
   } catch (error) {
     process.stderr.write(`planscope: cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(error instanceof ConfigError ? 2 : 1);

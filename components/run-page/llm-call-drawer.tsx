@@ -59,6 +59,7 @@ function CallBody({ runId, call }: { runId: string; call: LlmCallView }) {
         <Metric label="started" value={formatTimestamp(call.startedAt)} />
         <Metric label="host" value={call.host ?? '—'} mono wide />
         <Metric label="options" value={call.options ? formatCallOptions(call.options) : '—'} mono wide />
+        {call.thinkBlockMoved && <Metric label="think block" value="moved out of the reply" wide />}
       </dl>
       {call.error && (
         <div className="shrink-0 border-b border-red-200 bg-red-50 px-4 py-2 text-xs text-red-900 dark:border-red-900 dark:bg-red-950/50 dark:text-red-200">

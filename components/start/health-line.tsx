@@ -17,7 +17,18 @@ export function HealthLine() {
     body = <>Health check failed: {error.message}. The offline baseline still works.</>;
   } else if (data) {
     const { ollama } = data;
-    if (ollama.reachable) {
+    if (ollama.reachable && ollama.problems.length > 0) {
+      tone = 'border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200';
+      dot = 'bg-amber-500';
+      body = (
+        <>
+          Ollama at <code className="font-mono break-anywhere">{ollama.host}</code>
+          {ollama.version ? ` (v${ollama.version})` : ''} cannot run {data.defaultModel}:{' '}
+          <span className="break-anywhere">{ollama.problems.map((p) => sentence(p.message)).join(' ')}</span>{' '}
+          The offline baseline (no LLM) still works.
+        </>
+      );
+    } else if (ollama.reachable) {
       tone = 'border-emerald-200 bg-emerald-50 text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950/60 dark:text-emerald-200';
       dot = 'bg-emerald-500';
       body = (

@@ -91,6 +91,7 @@ export function callLine(c: LlmCallEntry): string {
     `prompt=${c.promptArtifact}`,
     ...(c.responseArtifact === null ? [] : [`response=${c.responseArtifact}`]),
     ...(c.thinkingArtifact === null ? [] : [`thinking_text=${c.thinkingArtifact}`]),
+    ...(c.thinkBlockMoved ? ['think_block_moved=true'] : []),
     ...(c.error === null ? [] : [`error=${c.error.code}: ${c.error.message}`]),
   ].join(' ');
 }

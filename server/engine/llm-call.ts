@@ -48,6 +48,7 @@ export async function callModel(ctx: RunContext, request: CallRequest): Promise<
       responseArtifact: recorder.artifact(`${call}.response.txt`, reply.content),
       thinkingArtifact: reply.thinking ? recorder.artifact(`${call}.thinking.txt`, reply.thinking) : null,
       error: error ? { code: error.code, message: error.message } : null,
+      ...(reply.thinkBlockMoved && { thinkBlockMoved: true }),
     });
 
   try {

@@ -25,6 +25,9 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   bundle_hash_mismatch: 422,
   bundle_events_invalid: 422,
   bundle_too_large: 413,
+  /** Understood, but this Ollama or model cannot serve it: the message says what to change. */
+  ollama_too_old: 422,
+  model_lacks_capability: 422,
 };
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */

@@ -1,7 +1,10 @@
 import { Ollama } from 'ollama';
 import type { ModelErrorCode } from '../../lib/codes';
 import type { OllamaHealth } from '../../lib/api';
+import type { CallLabel, CallOptions } from '../../lib/events';
 import { maskHost } from '../../lib/mask';
+import { readinessProblems } from '../../lib/ollama-readiness';
+import { askOllamaFacts } from './model-facts';
 import {
   errorText,
   formatSeconds,
@@ -14,24 +17,41 @@ import {
 
 export type HealthErrorCode = Extract<ModelErrorCode, 'model_unreachable' | 'model_error' | 'timeout'>;
 
+/** The model a run would use and what each role asks of it: the health check judges whether it can serve them. */
+export interface ReadinessQuestion {
+  model: string;
+  callOptions: Readonly<Record<CallLabel, CallOptions>>;
+}
+
 /**
- * Asks Ollama for its version and installed models, bounded by `timeoutMs`
- * for both requests together. Never throws: every failure is reported in
- * the result so a status page or `planscope doctor` can show it.
+ * Asks Ollama for its version and installed models (and, with `readiness`,
+ * for the model's capabilities and context length, judged against what
+ * the roles ask), bounded by `timeoutMs` for all requests together. Never
+ * throws: every failure is reported in the result so a status page or
+ * `planscope doctor` can show it.
  */
-export async function checkOllama(host: string, timeoutMs: number): Promise<OllamaHealth> {
+export async function checkOllama(host: string, timeoutMs: number, readiness?: ReadinessQuestion): Promise<OllamaHealth> {
   const shownHost = maskHost(host);
   const scope = openCallScope(timeoutMs);
   try {
     const client = new Ollama({ host, fetch: scope.fetch });
-    const [version, tags] = await Promise.allSettled([client.version(), client.list()]);
+    const [facts, tags] = await Promise.allSettled([
+      readiness
+        ? askOllamaFacts(client, host, readiness.model)
+        : client.version().then((reply) => ({ version: versionOf(reply), model: null })),
+      client.list(),
+    ]);
     if (tags.status === 'rejected') return failed(shownHost, tags.reason, scope, timeoutMs);
+    // Servers older than the version endpoint still list models; a missing version is not a failure.
+    const version = facts.status === 'fulfilled' ? facts.value.version : null;
+    const model = facts.status === 'fulfilled' ? facts.value.model : null;
     return {
       host: shownHost,
       reachable: true,
-      // Servers older than the version endpoint still list models; a missing version is not a failure.
-      version: version.status === 'fulfilled' ? versionOf(version.value) : null,
+      version,
       models: tags.value.models.map((m) => m.name),
+      model,
+      problems: readiness ? readinessProblems(version, model, readiness.callOptions) : [],
       error: null,
       hint: null,
     };
@@ -48,7 +68,7 @@ function versionOf(reply: { version?: unknown }): string | null {
 }
 
 function failed(host: string, err: unknown, scope: CallScope, timeoutMs: number): OllamaHealth {
-  const base = { host, version: null, models: [] };
+  const base = { host, version: null, models: [], model: null, problems: [] };
   if (scope.timedOut()) {
     return {
       ...base,

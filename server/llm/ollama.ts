@@ -1,6 +1,8 @@
 import { Ollama, type ChatRequest, type ChatResponse } from 'ollama';
 import { maskHost, maskUrlsInText } from '../../lib/mask';
 import { currentTraceparent } from '../telemetry/trace-context';
+import { ollamaErrorHint } from './error-hints';
+import { splitThinkBlock, thinkBlockFilter } from './think-block';
 import { ModelCallError, type Model, type ModelReply, type ModelRequest } from './types';
 
 export interface OllamaModelOptions {
@@ -42,15 +44,18 @@ async function streamChat(opts: OllamaModelOptions, request: ModelRequest): Prom
     const stream = await client.chat({ ...chatRequest(opts, request), stream: true });
     streamOpened = true;
     let final: ChatResponse | undefined;
+    // With thinking off, a <think> block the model writes anyway is not content: the caller never sees it stream.
+    const contentOnly = request.options.think ? (delta: string) => delta : thinkBlockFilter();
     for await (const chunk of stream) {
       const delta = chunk.message?.content ?? '';
       transcript.content += delta;
-      if (delta) request.onContent?.(delta);
+      const passed = delta ? contentOnly(delta) : '';
+      if (passed) request.onContent?.(passed);
       transcript.thinking += chunk.message?.thinking ?? '';
       if (chunk.done) final = chunk;
     }
     if (!final) throw new Error(NO_DONE_MESSAGE);
-    return toReply(transcript, final);
+    return toReply(request.options.think ? transcript : movedThinkBlock(transcript), final);
   } catch (err) {
     throw toModelCallError(err, {
       host: maskHost(opts.host),
@@ -82,10 +87,19 @@ function chatRequest(opts: OllamaModelOptions, request: ModelRequest): ChatReque
   };
 }
 
-function toReply(transcript: Transcript, final: ChatResponse): ModelReply {
+/** Thinking was off, yet the content opens with a <think> block: it joins the thinking, and the rest is the reply. */
+function movedThinkBlock(transcript: Transcript): Transcript & { thinkBlockMoved: boolean } {
+  const split = splitThinkBlock(transcript.content);
+  if (!split.moved) return { ...transcript, thinkBlockMoved: false };
+  const thinking = [transcript.thinking, split.thinking].filter((t) => t !== '').join('\n');
+  return { content: split.content, thinking, thinkBlockMoved: true };
+}
+
+function toReply(transcript: Transcript & { thinkBlockMoved?: boolean }, final: ChatResponse): ModelReply {
   return {
     content: transcript.content,
     thinking: transcript.thinking,
+    thinkBlockMoved: transcript.thinkBlockMoved ?? false,
     doneReason: final.done_reason ?? null,
     promptTokens: countOrNull(final.prompt_eval_count),
     evalTokens: countOrNull(final.eval_count),
@@ -220,7 +234,7 @@ function toModelCallError(err: unknown, ctx: FailureContext): ModelCallError {
     }
     return new ModelCallError(
       'model_error',
-      `Ollama at ${host} answered HTTP ${err.status_code} for ${model}: ${errorText(err)}`,
+      withHint(`Ollama at ${host} answered HTTP ${err.status_code} for ${model}: ${errorText(err)}`, errorText(err), model),
       partial,
     );
   }
@@ -244,7 +258,13 @@ function toModelCallError(err: unknown, ctx: FailureContext): ModelCallError {
     );
   }
   // ollama-js turns a mid-stream `{"error": ...}` line into a plain Error carrying the server's text.
-  return new ModelCallError('model_error', `Ollama at ${host} failed while running ${model}: ${detail}`, partial);
+  return new ModelCallError('model_error', withHint(`Ollama at ${host} failed while running ${model}: ${detail}`, detail, model), partial);
+}
+
+/** Ollama's own message stays as it came; a known one gets what to do about it. */
+function withHint(message: string, ollamaMessage: string, model: string): string {
+  const hint = ollamaErrorHint(ollamaMessage, model);
+  return hint === null ? message : `${message} ${hint}`;
 }
 
 /** ollama-js does not export ResponseError; this is its observable shape. */

@@ -43,6 +43,8 @@ export interface ModelReply {
   /** Ollama's own figures, nanoseconds, when it sent them. */
   totalDurationNs: number | null;
   loadDurationNs: number | null;
+  /** Thinking was off but the content opened with a `<think>` block, now moved to `thinking`. */
+  thinkBlockMoved?: boolean;
 }
 
 export class ModelCallError extends Error {

@@ -13,6 +13,7 @@ import { runAgent } from '../engine/run-loop';
 import type { RunStart } from '../engine/start-point';
 import { toolBudget } from '../engine/tool-budget';
 import type { ExternalTools } from '../engine/tools';
+import { refuseUnreadyModel } from '../llm/readiness';
 import { resolveModel } from '../llm/resolve';
 import { workspaceChange } from '../mcp/workspace-identity';
 import { inRunTrace, newRunTraceparent } from '../telemetry/trace-context';
@@ -66,6 +67,7 @@ export class RunRegistry {
     const setup = request.fork ? await this.forkSetup(request, request.fork) : this.newRunSetup(request);
     const { task, pinned, strategy, profile, limits, begin } = setup;
     const model = resolveModel(request.model ?? setup.model, this.config);
+    await refuseUnreadyModel(this.config, model);
     const id = newRunId();
     const traceparent = this.config.telemetry.traces ? newRunTraceparent() : undefined;
     const owner = thisProcess();

@@ -316,6 +316,65 @@ describe('createOllamaModel failures', () => {
   });
 });
 
+describe("Ollama's own error bodies", () => {
+  it.each([
+    [500, 'model requires more system memory (9.2 GiB) than is available (4.1 GiB)', 'smaller model'],
+    [500, 'llama runner process has terminated: exit status 2', 'ollama pull qwen3:8b'],
+    [400, 'invalid format: "yaml"; expected "json" or a valid JSON Schema object', 'structured outputs need 0.5.0'],
+  ])('HTTP %i "%s" is model_error, kept verbatim, with what to do', async (status, error, hint) => {
+    const fake = await fakeOllama({ planner: [{ status, error }] });
+    const err = await failureOf(modelAt(fake.url).complete(plannerRequest()));
+
+    expect(err.code).toBe('model_error');
+    expect(err.message).toContain(`HTTP ${status} for qwen3:8b: ${error}`);
+    expect(err.message).toContain(hint);
+  });
+
+  it('gives the same hint for an out-of-memory line in the middle of a stream', async () => {
+    const fake = await fakeOllama({ planner: [{ content: '{"steps": [', midStreamError: 'CUDA error: out of memory' }] });
+    const err = await failureOf(modelAt(fake.url).complete(plannerRequest()));
+
+    expect(err.code).toBe('model_error');
+    expect(err.message).toContain('CUDA error: out of memory');
+    expect(err.message).toContain('PLANSCOPE_NUM_CTX');
+  });
+
+  it('adds no hint to an error it does not know', async () => {
+    const fake = await fakeOllama({ planner: [{ status: 500, error: 'something odd' }] });
+    const err = await failureOf(modelAt(fake.url).complete(plannerRequest()));
+    expect(err.message).toMatch(/: something odd$/);
+  });
+});
+
+describe('a <think> block in the content with thinking off', () => {
+  const plan = '{"steps":[{"path":"README.md"}]}';
+
+  it('is moved to the thinking, the rest is the reply, and it never streams to the caller', async () => {
+    const fake = await fakeOllama({ planner: [{ content: `<think>\nThe README first.\n</think>\n\n${plan}`, chunks: 9 }] });
+    const streamed: string[] = [];
+    const reply = await modelAt(fake.url).complete(plannerRequest({ onContent: (d) => streamed.push(d) }));
+
+    expect(reply.content).toBe(plan);
+    expect(reply.thinking).toBe('The README first.');
+    expect(reply.thinkBlockMoved).toBe(true);
+    expect(streamed.join('')).toBe(plan);
+  });
+
+  it('takes an unclosed block (the reply ran out inside it) as all thinking', async () => {
+    const fake = await fakeOllama({ planner: [{ content: '<think>Let me see', doneReason: 'length' }] });
+    const reply = await modelAt(fake.url).complete(plannerRequest());
+    expect(reply).toMatchObject({ content: '', thinking: 'Let me see', thinkBlockMoved: true, doneReason: 'length' });
+  });
+
+  it('is left alone when thinking was asked for, or when it is not at the start', async () => {
+    const fake = await fakeOllama({ planner: [{ content: `<think>x</think>${plan}` }, { content: `${plan}<think>x</think>` }] });
+    const thinkingOn = await modelAt(fake.url).complete(plannerRequest({ options: { temperature: 0, numPredict: 512, numCtx: 8192, think: true } }));
+    expect(thinkingOn.content).toBe(`<think>x</think>${plan}`);
+    const trailing = await modelAt(fake.url).complete(plannerRequest());
+    expect(trailing).toMatchObject({ content: `${plan}<think>x</think>`, thinkBlockMoved: false });
+  });
+});
+
 describe('checkOllama', () => {
   it('reports a reachable server with its version and models', async () => {
     const fake = await fakeOllama({ models: ['qwen3:8b', 'gemma3:4b'] });
@@ -326,6 +385,8 @@ describe('checkOllama', () => {
       reachable: true,
       version: expect.any(String) as unknown,
       models: ['qwen3:8b', 'gemma3:4b'],
+      model: null,
+      problems: [],
       error: null,
       hint: null,
     });

@@ -43,9 +43,21 @@ export type FakeReply = {
   resetMidStream?: boolean;
 };
 
+/** What `/api/show` says of a model, where a test needs it to say something else than the defaults. */
+export type FakeModelInfo = {
+  /** Default: completion and tools, plus thinking for the thinking families (qwen3, deepseek-r1, gpt-oss, magistral). */
+  capabilities?: string[];
+  /** `<family>.context_length` in `model_info` (default 40960 for qwen3, else 131072); null leaves it out. */
+  contextLength?: number | null;
+};
+
 export type FakeScript = {
   /** Installed models (default `qwen3:8b`, `llama3.2:latest`); others get 404. */
   models?: string[];
+  /** What `/api/version` answers (default 0.12.10); null: 404, as servers older than the endpoint. */
+  version?: string | null;
+  /** By model name as installed (`qwen3:8b`). */
+  modelInfo?: Record<string, FakeModelInfo>;
   planner?: FakeReply[];
   synthesizer?: FakeReply[];
   reviewer?: FakeReply[];
@@ -73,6 +85,7 @@ export interface FakeOllama {
 export const DEFAULT_MODELS = ['qwen3:8b', 'llama3.2:latest'];
 const DEFAULT_CHUNKS = 3;
 const FAKE_VERSION = '0.12.10';
+const SCRIPT_KEYS = ['models', 'version', 'modelInfo'];
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
@@ -131,11 +144,15 @@ export async function startFakeOllama(script: FakeScript = {}, opts: { port?: nu
 export function parseFakeScript(value: unknown): FakeScript {
   if (!isRecord(value)) throw new Error('fake Ollama script must be a JSON object');
   for (const key of Object.keys(value)) {
-    if (key !== 'models' && !(CHAT_ROLES as readonly string[]).includes(key)) throw new Error(`unknown script key "${key}"`);
+    if (!SCRIPT_KEYS.includes(key) && !(CHAT_ROLES as readonly string[]).includes(key)) throw new Error(`unknown script key "${key}"`);
   }
-  const { models } = value;
+  const { models, version, modelInfo } = value;
   if (models !== undefined && !(Array.isArray(models) && models.every((m) => typeof m === 'string'))) {
     throw new Error('"models" must be an array of strings');
+  }
+  if (version !== undefined && version !== null && typeof version !== 'string') throw new Error('"version" must be a string or null');
+  if (modelInfo !== undefined && !(isRecord(modelInfo) && Object.values(modelInfo).every(isRecord))) {
+    throw new Error('"modelInfo" must map model names to objects');
   }
   for (const role of CHAT_ROLES) {
     const replies = value[role];
@@ -151,6 +168,8 @@ export function parseFakeScript(value: unknown): FakeScript {
 
 class FakeState {
   private models = new Set<string>();
+  private info: Record<string, FakeModelInfo> = {};
+  version: string | null = FAKE_VERSION;
   private queues = emptyQueues();
   /** What /api/ps reports: models a chat has touched, with the context they were loaded with. */
   readonly loaded = new Map<string, { numCtx: number }>();
@@ -161,6 +180,8 @@ class FakeState {
 
   load(script: FakeScript): void {
     this.models = new Set((script.models ?? DEFAULT_MODELS).map(withTag));
+    this.version = script.version === undefined ? FAKE_VERSION : script.version;
+    this.info = Object.fromEntries(Object.entries(script.modelInfo ?? {}).map(([name, info]) => [withTag(name), info]));
     // Copies: taking replies must not eat the caller's script.
     this.queues = emptyQueues();
     for (const role of CHAT_ROLES) this.queues[role] = [...(script[role] ?? [])];
@@ -174,6 +195,18 @@ class FakeState {
     return this.models.has(withTag(model));
   }
 
+  capabilities(model: string): string[] {
+    const scripted = this.info[withTag(model)]?.capabilities;
+    if (scripted) return scripted;
+    return /^(qwen3|deepseek-r1|gpt-oss|magistral)/.test(model) ? ['completion', 'tools', 'thinking'] : ['completion', 'tools'];
+  }
+
+  contextLength(model: string): number | null {
+    const scripted = this.info[withTag(model)]?.contextLength;
+    if (scripted !== undefined) return scripted;
+    return model.startsWith('qwen3') ? 40_960 : 131_072;
+  }
+
   /** The next scripted reply; the last one is reused so concurrent runs all get it. */
   take(role: ChatRole): FakeReply | undefined {
     const queue = this.queues[role];
@@ -184,10 +217,6 @@ class FakeState {
 /** Ollama treats `llama3.2` and `llama3.2:latest` as the same model. */
 function withTag(model: string): string {
   return model.includes(':') ? model : `${model}:latest`;
-}
-
-function thinkingCapable(model: string): boolean {
-  return /^(qwen3|deepseek-r1|gpt-oss|magistral)/.test(model);
 }
 
 // ---------------------------------------------------------------------------
@@ -205,7 +234,9 @@ async function serve(req: IncomingMessage, res: ServerResponse, state: FakeState
 
   const readOnly = method === 'GET' || method === 'HEAD';
   if (readOnly && path === '/') return sendText(res, 200, 'Ollama is running');
-  if (readOnly && path === '/api/version') return sendJson(res, 200, { version: FAKE_VERSION });
+  if (readOnly && path === '/api/version') {
+    return state.version === null ? sendText(res, 404, '404 page not found') : sendJson(res, 200, { version: state.version });
+  }
   if (readOnly && path === '/api/tags') return sendJson(res, 200, { models: state.installed().map(tagEntry) });
   if (method === 'GET' && path === '/api/ps') return sendJson(res, 200, { models: runningEntries(state) });
   if (method === 'POST' && path === '/api/show') return show(body, res, state);
@@ -243,13 +274,19 @@ function show(body: unknown, res: ServerResponse, state: FakeState) {
   if (!model) return sendError(res, 400, 'model is required');
   if (!state.has(model)) return sendError(res, 404, `model '${model}' not found`);
   const entry = tagEntry(withTag(model));
+  const architecture = entry.details.family;
+  const contextLength = state.contextLength(model);
   return sendJson(res, 200, {
     modelfile: `# Modelfile generated by the planscope fake\nFROM ${entry.name}\n`,
     parameters: 'num_ctx 4096',
     template: '{{ .Prompt }}',
     details: entry.details,
-    model_info: { 'general.architecture': entry.details.family, 'general.parameter_count': entry.size * 2 },
-    capabilities: thinkingCapable(model) ? ['completion', 'tools', 'thinking'] : ['completion', 'tools'],
+    model_info: {
+      'general.architecture': architecture,
+      'general.parameter_count': entry.size * 2,
+      ...(contextLength !== null && { [`${architecture}.context_length`]: contextLength }),
+    },
+    capabilities: state.capabilities(model),
     modified_at: entry.modified_at,
   });
 }
@@ -271,8 +308,9 @@ async function chat(body: unknown, res: ServerResponse, state: FakeState) {
   const model = stringField(body, 'model');
   if (!model) return sendError(res, 400, 'model is required');
   if (!state.has(model)) return sendError(res, 404, `model '${model}' not found`);
+  if (!state.capabilities(model).includes('completion')) return sendError(res, 400, `"${model}" does not support chat`);
   const think = body['think'];
-  if ((think === true || typeof think === 'string') && !thinkingCapable(model)) {
+  if ((think === true || typeof think === 'string') && !state.capabilities(model).includes('thinking')) {
     return sendError(res, 400, `"${model}" does not support thinking`);
   }
   const options = isRecord(body['options']) ? body['options'] : {};

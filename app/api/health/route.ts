@@ -15,7 +15,7 @@ export function GET(): Promise<Response> {
     const { config, bridges, logFile } = getRuntime();
     const body: Health = {
       ok: true,
-      ollama: await checkOllama(config.ollamaHost, HEALTH_TIMEOUT_MS),
+      ollama: await checkOllama(config.ollamaHost, HEALTH_TIMEOUT_MS, { model: config.model, callOptions: config.callOptions }),
       defaultModel: config.model,
       offlineModel: OFFLINE_MODEL,
       workspace: config.workspace,

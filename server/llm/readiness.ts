@@ -1,0 +1,44 @@
+import { readinessProblems } from '../../lib/ollama-readiness';
+import type { Config } from '../config';
+import { RequestError } from '../http/request-error';
+import { maskHost } from '../../lib/mask';
+import { cachedOllamaFacts, readOllamaFacts } from './model-facts';
+import type { Model } from './types';
+
+/** Longest a run's start waits on `/api/version` and `/api/show` (usually answered from the cache). */
+const READINESS_TIMEOUT_MS = 3000;
+
+/**
+ * Refuses a run, before it exists, on a server too old for what it needs or
+ * a model without a capability one of its roles needs. A server that cannot
+ * be asked, or a model it does not have, is left to the run itself: it fails
+ * with `model_unreachable` or `model_not_found`, visibly, as before.
+ */
+export async function refuseUnreadyModel(config: Pick<Config, 'ollamaHost' | 'callOptions'>, model: Model): Promise<void> {
+  if (model.baseline) return;
+  let facts;
+  try {
+    facts = await cachedOllamaFacts(config.ollamaHost, model.name, READINESS_TIMEOUT_MS);
+  } catch {
+    return;
+  }
+  const problems = readinessProblems(facts.version, facts.model, config.callOptions);
+  const first = problems[0];
+  if (first) throw new RequestError(first.code, problems.map((p) => p.message).join(' '));
+}
+
+/**
+ * At server start: reads the configured model's facts (so the first run's
+ * check is answered from the cache) and says on stderr what would refuse a
+ * run on it. Never throws; an Ollama that is not up yet is no news here.
+ */
+export async function reportReadinessAtStart(config: Pick<Config, 'ollamaHost' | 'model' | 'callOptions'>): Promise<void> {
+  try {
+    const facts = await readOllamaFacts(config.ollamaHost, config.model, READINESS_TIMEOUT_MS);
+    for (const problem of readinessProblems(facts.version, facts.model, config.callOptions)) {
+      process.stderr.write(`planscope: ${problem.code}: ${problem.message} (Ollama at ${maskHost(config.ollamaHost)})\n`);
+    }
+  } catch {
+    // Reported where it matters: the start page's health line, `planscope doctor`, and a run's own failure.
+  }
+}

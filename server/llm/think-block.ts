@@ -1,0 +1,49 @@
+/**
+ * Some models (and Ollama servers older than `think`) write their reasoning
+ * into the reply itself, as a leading `<think>...</think>` block, even when
+ * thinking was asked off. That block is thinking, not the answer: it is moved
+ * to the thinking text, and the rest is what gets parsed.
+ */
+
+const OPEN = '<think>';
+const CLOSE = '</think>';
+
+export interface SplitReply {
+  content: string;
+  /** The block's inside; empty when there was none. */
+  thinking: string;
+  moved: boolean;
+}
+
+/** A leading block is split off; an unclosed one (the reply ran out inside it) is all thinking. */
+export function splitThinkBlock(content: string): SplitReply {
+  const start = content.length - content.trimStart().length;
+  if (!content.startsWith(OPEN, start)) return { content, thinking: '', moved: false };
+  const end = content.indexOf(CLOSE, start + OPEN.length);
+  if (end < 0) return { content: '', thinking: content.slice(start + OPEN.length).trim(), moved: true };
+  return { content: content.slice(end + CLOSE.length).trimStart(), thinking: content.slice(start + OPEN.length, end).trim(), moved: true };
+}
+
+/**
+ * The same, on a reply as it streams: deltas are held back while the reply
+ * may still be opening a block or is inside one, so what is passed on
+ * (to follow a plan as it streams) is the content only.
+ */
+export function thinkBlockFilter(): (delta: string) => string {
+  let seen = '';
+  let passing = false;
+  return (delta) => {
+    if (passing) return delta;
+    seen += delta;
+    const lead = seen.trimStart();
+    if (lead.length < OPEN.length && OPEN.startsWith(lead)) return '';
+    if (!lead.startsWith(OPEN)) {
+      passing = true;
+      return seen;
+    }
+    const end = lead.indexOf(CLOSE);
+    if (end < 0) return '';
+    passing = true;
+    return lead.slice(end + CLOSE.length).trimStart();
+  };
+}
