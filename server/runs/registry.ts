@@ -83,6 +83,7 @@ export class RunRegistry {
       ownerPid: owner.pid,
       ownerHost: owner.host,
       ownerStart: owner.start,
+      ...(setup.forkedFrom && { forkedFromRun: setup.forkedFrom.run, forkedFromRound: setup.forkedFrom.round }),
     });
     const controller = new AbortController();
     const recorder = this.newRecorder(id, emptyRun, controller);
