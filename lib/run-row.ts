@@ -36,6 +36,9 @@ export const NewRun = z.object({
    */
   importedFrom: z.string().nullable().default(null),
   importedAt: z.number().nullable().default(null),
+  /** A fork's parent run and the round it was forked at; null for a run that is no fork. */
+  forkedFromRun: z.string().nullable().default(null),
+  forkedFromRound: z.number().int().nullable().default(null),
 });
 export type NewRun = z.infer<typeof NewRun>;
 /** A new run as callers give it: strategy and profile may be left to their defaults. */

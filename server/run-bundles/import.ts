@@ -59,6 +59,8 @@ export async function importBundle(store: RunStore, text: string): Promise<Impor
     ownerStart: owner.start,
     importedFrom: from,
     importedAt: Date.now(),
+    forkedFromRun: view.forkedFrom?.run ?? null,
+    forkedFromRound: view.forkedFrom?.round ?? null,
     ...runProgressOf(view),
   };
   await store.importRun(row, bundle.events, artifacts);

@@ -3,6 +3,7 @@ import type { RunErrorCode } from '../../lib/codes';
 import type { EventOf, ForkedFrom, PlanProfile, RunEvent, RunLimits, Strategy } from '../../lib/events';
 import type { ToolSpec } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
+import { rulesOf, type PlanRulesInfo } from '../../lib/plan-judgement';
 import { RunRequest, type ForkRequest } from '../../lib/run-request';
 import { emptyRun, foldRun, isTerminal, type RunState } from '../../lib/run-state';
 import { runLimits, type Config } from '../config';
@@ -85,6 +86,7 @@ export class RunRegistry {
       ownerPid: owner.pid,
       ownerHost: owner.host,
       ownerStart: owner.start,
+      ...(setup.forkedFrom && { forkedFromRun: setup.forkedFrom.run, forkedFromRound: setup.forkedFrom.round }),
     });
     const controller = new AbortController();
     const recorder = this.newRecorder(id, emptyRun, controller);
@@ -219,6 +221,19 @@ export class RunRegistry {
     return parsed.data;
   }
 
+  /** The rules plans are judged by, as plain data: what the fork editor in the browser validates with, and forks are judged by. */
+  async planRulesInfo(): Promise<PlanRulesInfo> {
+    const tools = await this.tools();
+    const rules = planRules({
+      planLimits: DEFAULT_PLAN_LIMITS,
+      pathPolicy: this.config.pathPolicy,
+      workspaceTools: tools.workspace,
+      externalTools: tools.external,
+    });
+    const { added, removed } = this.config.pathPolicy;
+    return { maxSteps: this.config.maxSteps, deny: { added: [...added], removed: [...removed] }, tools: rules.tools, notOffered: [...rules.notOffered] };
+  }
+
   /** A new run: the request's task in its workspace, from round 1 with nothing done. */
   private newRunSetup(request: RunRequest): RunSetup {
     const pinned = resolveWorkspace(request.workspace ?? this.config.workspace, {
@@ -240,17 +255,9 @@ export class RunRegistry {
   /** A fork: its parent's task and workspace, starting where the request says with the work its parent had done by then. */
   private async forkSetup(request: RunRequest, fork: ForkRequest): Promise<RunSetup> {
     const choices = { strategy: request.strategy, profile: request.profile, maxRounds: request.maxRounds };
-    const rulesFor = async (profile: PlanProfile, maxSteps: number) => {
-      const tools = await this.tools();
-      return planRules({
-        planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps },
-        pathPolicy: this.config.pathPolicy,
-        workspaceTools: tools.workspace,
-        externalTools: tools.external,
-      });
-    };
-    const maxStepsOf = (profile: PlanProfile) => this.config.maxSteps[profile];
-    const setup = await prepareFork(this.store, fork, choices, rulesFor, maxStepsOf);
+    const info = await this.planRulesInfo();
+    const rulesFor = (profile: PlanProfile) => rulesOf(info, profile);
+    const setup = await prepareFork(this.store, fork, choices, rulesFor);
     const pinned = resolveWorkspace(setup.parent.workspace, { roots: this.config.workspaceRoots, defaultWorkspace: this.config.workspace });
     return {
       task: setup.parent.task,

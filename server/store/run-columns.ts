@@ -17,6 +17,8 @@ export const RUN_COLUMNS = {
   ownerStart: 'owner_start',
   importedFrom: 'imported_from',
   importedAt: 'imported_at',
+  forkedFromRun: 'forked_from_run',
+  forkedFromRound: 'forked_from_round',
   status: 'status',
   attempts: 'attempts',
   finishedAt: 'finished_at',

@@ -19,6 +19,7 @@ export function runListQuery(options: ListRunsOptions, dialect: SqlDialect): { s
   const where: string[] = [];
   if (options.before) where.push(`(created_at, id) < (${param(options.before.createdAt)}, ${param(options.before.id)})`);
   if (options.task !== undefined) where.push(`task = ${param(options.task)}`);
+  if (options.forkedFrom !== undefined) where.push(`forked_from_run = ${param(options.forkedFrom)}`);
   where.push(...filterConditions(options.filter ?? {}, param, dialect));
   const sql = `${SELECT_RUN} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ${param(options.limit)}`;
   return { sql, params };

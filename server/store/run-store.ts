@@ -21,6 +21,8 @@ export interface ListRunsOptions {
   task?: string;
   /** Only the runs the runs list's filter admits. */
   filter?: RunFilter;
+  /** Only the forks of this run. */
+  forkedFrom?: string;
 }
 
 /**

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { toResult } from '../../lib/result';
 import type { RunState } from '../../lib/run-state';
 import { isRequestError, type RequestError } from '../../server/http/request-error';
+import { handle } from '../../server/http/respond';
 import { ENDPOINT_TASK, endpointAnswer, generalPlan, plan, readStep, reasonStep, startHarness, until, type Harness } from '../support/harness';
 
 let h: Harness | undefined;
@@ -74,6 +75,7 @@ describe('a fork from a round', () => {
     expect(result.check?.groundingScore).toBe(1);
 
     expect(JSON.stringify(await h.runtime.store.events(parent.id))).toBe(parentEvents);
+    expect((await h.runtime.store.listRuns({ limit: 10, forkedFrom: parent.id })).map((r) => [r.id, r.forkedFromRound])).toEqual([[id, 2]]);
   });
 
   it('reads a carried file again when it has changed since the parent read it, and says so', async () => {
@@ -153,6 +155,15 @@ describe('a fork that cannot be made creates nothing', () => {
       [0, 'path_denied'],
       [1, 'path_outside_workspace'],
     ]);
+    // What POST /api/runs answers: the status and body the route's error mapping makes of it.
+    const response = await handle(async () => {
+      await h!.runtime.registry.start({ fork: { run: parent.id, round: 2, plan: { steps: [fileStep('.env.local')] } } });
+      return Response.json({});
+    });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toEqual({
+      error: { code: 'plan_rejected', message: expect.stringContaining('path_denied') as unknown, rejections: [expect.objectContaining({ step: 0, code: 'path_denied' })] },
+    });
     const schema = await refusal(h, { fork: { run: parent.id, round: 2, plan: { steps: [{ path: 'src/config.ts' }] } } });
     expect(schema.rejections).toEqual([expect.objectContaining({ step: 0, code: 'schema_invalid' })]);
     expect(await h.runtime.store.listRuns({ limit: 100 })).toEqual(before);

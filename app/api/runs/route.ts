@@ -16,7 +16,8 @@ export function GET(request: Request): Promise<Response> {
     const before = parseCursor(url.searchParams.get('before'));
     const filter = parseRunFilter(url.searchParams);
     if (!filter.ok) throw new RequestError('invalid_request', filter.message);
-    const rows = await getRuntime().store.listRuns({ limit: limit + 1, before, filter: filter.filter });
+    const forkedFrom = url.searchParams.get('forkedFrom') ?? undefined;
+    const rows = await getRuntime().store.listRuns({ limit: limit + 1, before, filter: filter.filter, ...(forkedFrom !== undefined && { forkedFrom }) });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const body: RunList = {

@@ -114,6 +114,10 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX runs_judged ON runs (created_at DESC, id DESC) WHERE human_verdicts > 0;`,
   // A run imported from a bundle says where it came from and when it arrived; null for runs recorded here.
   `ALTER TABLE runs ADD COLUMN imported_from TEXT, ADD COLUMN imported_at BIGINT;`,
+  // A fork names its parent run and the round it was forked at, so a run's page lists its forks; null for other runs.
+  `ALTER TABLE runs ADD COLUMN forked_from_run TEXT COLLATE "C";
+   ALTER TABLE runs ADD COLUMN forked_from_round INTEGER;
+   CREATE INDEX runs_by_parent ON runs (forked_from_run, created_at DESC, id DESC) WHERE forked_from_run IS NOT NULL;`,
 ];
 
 /** An arbitrary key that only planscope's migrations lock. */

@@ -104,6 +104,10 @@ const MIGRATIONS: string[] = [
   // A run imported from a bundle says where it came from and when it arrived; null for runs recorded here.
   `ALTER TABLE runs ADD COLUMN imported_from TEXT;
    ALTER TABLE runs ADD COLUMN imported_at INTEGER;`,
+  // A fork names its parent run and the round it was forked at, so a run's page lists its forks; null for other runs.
+  `ALTER TABLE runs ADD COLUMN forked_from_run TEXT;
+   ALTER TABLE runs ADD COLUMN forked_from_round INTEGER;
+   CREATE INDEX runs_by_parent ON runs (forked_from_run, created_at DESC) WHERE forked_from_run IS NOT NULL;`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {

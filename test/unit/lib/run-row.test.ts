@@ -35,6 +35,8 @@ const ROW: RunRow = {
   ownerStart: 'start-id',
   importedFrom: null,
   importedAt: null,
+  forkedFromRun: null,
+  forkedFromRound: null,
   status: 'running',
   attempts: 1,
   finishedAt: null,
