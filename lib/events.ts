@@ -96,6 +96,10 @@ export type Strategy = z.infer<typeof Strategy>;
 export const PlanProfile = z.enum(['file', 'general']);
 export type PlanProfile = z.infer<typeof PlanProfile>;
 
+/** What a run asks a person to approve before it goes on: `plan`, each plan the Validator accepts, before any of it runs. */
+export const ApprovalMode = z.enum(['plan']);
+export type ApprovalMode = z.infer<typeof ApprovalMode>;
+
 export const CallLabel = z.enum(['planner', 'synthesizer', 'reviewer', 'actor', 'executor']);
 export type CallLabel = z.infer<typeof CallLabel>;
 
@@ -173,6 +177,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     strategy: Strategy.default('plan-execute'),
     profile: PlanProfile.default('file'),
     limits: RunLimits,
+    /** Set when each accepted plan waits for a person's approval; runs recorded before it existed never waited. */
+    approval: ApprovalMode.optional(),
     /**
      * W3C traceparent of the run's `invoke_agent` span, when traces are
      * exported: whichever process runs or reads the run continues this trace.

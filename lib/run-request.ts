@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PlanProfile, Strategy } from './events';
+import { ApprovalMode, PlanProfile, Strategy } from './events';
 
 /**
  * A whole number as JSON sends it, or as a form field or CLI flag spells it
@@ -21,6 +21,8 @@ export const RunRequest = z.strictObject({
   maxRounds: WholeNumber.pipe(z.int().min(1).max(10)).optional(),
   strategy: Strategy.optional(),
   profile: PlanProfile.optional(),
+  /** `plan`: each plan the Validator accepts waits for a person's approval before any of it runs. */
+  approval: ApprovalMode.optional(),
 });
 export type RunRequest = z.infer<typeof RunRequest>;
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { CallLabel, type CallOptions, type PlanProfile, type RunLimits } from '../lib/events';
+import { CallLabel, LOCAL_DECIDER, type CallOptions, type PlanProfile, type RunLimits } from '../lib/events';
 import { maskHost } from '../lib/mask';
 import { buildPathPolicy, type PathPolicy } from '../lib/policy';
 import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './mcp/servers-config';
@@ -37,6 +37,10 @@ const Env = z.object({
   PORT: int(1, 65535, 3000),
   HOSTNAME: z.string().trim().min(1).default('127.0.0.1'),
   PLANSCOPE_TOKEN: z.string().trim().min(8, 'PLANSCOPE_TOKEN must be at least 8 characters').optional(),
+  /** Who a decision on a plan made with the token is recorded as made by. */
+  PLANSCOPE_TOKEN_NAME: z.string().trim().min(1).max(100).default('token'),
+  /** How long a run started with approval waits for a decision on a plan before it fails `approval_timeout`. */
+  PLANSCOPE_APPROVAL_TIMEOUT_MS: int(1, 30 * 24 * 3600 * 1000, 24 * 3600 * 1000),
   PLANSCOPE_MAX_ROUNDS: int(1, 10, 2),
   /** Steps a file plan may have, and a general plan. */
   PLANSCOPE_MAX_STEPS: int(1, 20, 4),
@@ -96,6 +100,13 @@ export interface Config {
   port: number;
   hostname: string;
   token: string | null;
+  /**
+   * Who decided on a plan, as the decision records it: the token's name
+   * (`PLANSCOPE_TOKEN_NAME`) when a token is required, `local` when not.
+   */
+  decider: string;
+  /** How long a run started with approval waits for each decision (`PLANSCOPE_APPROVAL_TIMEOUT_MS`); its run time limit stands still meanwhile. */
+  approvalTimeoutMs: number;
   /** Every run's limits but those that depend on the run (`runLimits`); a run's request may set its own `maxRounds`. */
   limits: Omit<RunLimits, 'maxSteps' | 'toolBudget'>;
   /** Steps a plan may have, by plan profile. */
@@ -204,6 +215,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     hostname: e.HOSTNAME,
     token: e.PLANSCOPE_TOKEN ?? null,
+    decider: e.PLANSCOPE_TOKEN === undefined ? LOCAL_DECIDER : e.PLANSCOPE_TOKEN_NAME,
+    approvalTimeoutMs: e.PLANSCOPE_APPROVAL_TIMEOUT_MS,
     limits: {
       maxRounds: e.PLANSCOPE_MAX_ROUNDS,
       runTimeoutMs: e.PLANSCOPE_RUN_TIMEOUT_MS,
