@@ -5,8 +5,8 @@ import { RunRequestField } from '@/lib/run-request';
 import { isRequestError } from '@/server/http/request-error';
 import { getRuntime } from '@/server/runtime';
 
-/** The request's optional fields the form may send; the start page shows the workspace, it does not choose it. */
-const FORM_OPTIONS = RunRequestField.exclude(['task', 'workspace']).options;
+/** The request's optional fields the form may send; the start page shows the workspace, it does not choose it, and forks start from a run's page. */
+const FORM_OPTIONS = RunRequestField.exclude(['task', 'workspace', 'fork']).options;
 
 /**
  * Starts a run from the start page's form. The run goes on in the background

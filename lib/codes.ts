@@ -78,8 +78,12 @@ export const RequestErrorCode = z.enum([
   'not_running',
   /** A decision on a plan the run is not waiting for: decided already, an earlier request, or the run is not awaiting approval. */
   'approval_not_pending',
-  /** An edited plan refused by the schema or the Validator; the rejections come with it, and the run keeps waiting. */
-  'plan_invalid',
+  /** A fork from a round the parent run does not have (or, at the answer stage, a parent with nothing observed). */
+  'round_not_found',
+  /** A fork's plan the schema or the Validator refused; the rejections come with the error. */
+  'plan_rejected',
+  /** A fork of a run that is still queued or running. */
+  'run_not_finished',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

@@ -162,6 +162,40 @@ export const LOCAL_DECIDER = 'local';
  */
 const ReadAhead = z.literal(true).optional();
 
+/**
+ * Where a fork began: the run it was forked from, the round its own plan
+ * takes the place of (or, at the answer stage, the parent's last round),
+ * and the stage: `plan` (the round's plan, given, then what follows) or
+ * `answer` (the same observations, synthesized again).
+ */
+export const ForkStage = z.enum(['plan', 'answer']);
+export type ForkStage = z.infer<typeof ForkStage>;
+export const ForkedFrom = z.object({ run: z.string().min(1), round: z.int().min(1), stage: ForkStage });
+export type ForkedFrom = z.infer<typeof ForkedFrom>;
+
+/** An observation a run starts with, made by an earlier run (a fork's parent) in that run's `round`. */
+export const CarriedObservation = z.object({
+  ...ObservationMeta.shape,
+  round: z.int(),
+  /** The run that made it. */
+  run: z.string(),
+  /** The read-only tool calls (`toolCallKey`) this observation answers, besides reading its target. */
+  toolCalls: z.array(z.string()).optional(),
+});
+export type CarriedObservation = z.infer<typeof CarriedObservation>;
+
+/** A reasoning step's conclusion a run starts with, as an earlier run concluded it. */
+export const CarriedConclusion = z.object({
+  round: z.int(),
+  run: z.string(),
+  id: z.int(),
+  purpose: z.string(),
+  result: z.string(),
+  /** Its purpose and the results it was drawn from: a step with the same key is not reasoned again. */
+  key: z.string(),
+});
+export type CarriedConclusion = z.infer<typeof CarriedConclusion>;
+
 const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
   z.object({ seq: z.int().min(1), at: z.number(), type: z.literal(type), ...shape });
 
@@ -184,7 +218,15 @@ export const RunEvent = z.discriminatedUnion('type', [
      * exported: whichever process runs or reads the run continues this trace.
      */
     traceparent: z.string().optional(),
+    /** Set on a fork: the run and round it was forked from. */
+    forkedFrom: ForkedFrom.optional(),
   }),
+  /**
+   * The work a fork starts with, as its parent had completed it before the
+   * fork's round: each observation's text is an artifact of this run too.
+   * Steps that reuse it are cached with `fromRun`; a changed file is read again.
+   */
+  event('work_carried', { observations: z.array(CarriedObservation), conclusions: z.array(CarriedConclusion) }),
   /** The run cannot start yet, and why; cleared when it starts or ends. */
   event('run_waiting', { reason: WaitReason, message: z.string() }),
   event('run_started', {}),
@@ -214,7 +256,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     thinkingArtifact: z.string().nullable(),
     error: ErrorInfo.nullable(),
   }),
-  event('plan_proposed', { round: z.int(), call: z.string(), goal: z.string().optional(), steps: z.array(ProposedStep) }),
+  /** `call` is the planner call that wrote the plan; a plan given to the run (a fork's edited plan) has none. */
+  event('plan_proposed', { round: z.int(), call: z.string().optional(), goal: z.string().optional(), steps: z.array(ProposedStep) }),
   event('plan_rejected', { round: z.int(), rejections: z.array(Rejection) }),
   event('plan_accepted', { round: z.int(), goal: z.string().optional(), steps: z.array(ProposedStep) }),
   event('step_started', { round: z.int(), index: z.int(), path: z.string() }),
@@ -230,6 +273,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     reused: CachedWork.optional(),
     /** A reused reasoning step's result, as that step concluded it. */
     result: z.string().optional(),
+    /** The run whose work was reused, when it is not this one (a fork's parent); `fromRound` is that run's round. */
+    fromRun: z.string().optional(),
   }),
   event('step_finished', {
     round: z.int(),

@@ -88,10 +88,6 @@ export function generalPlanShape(limits: PlanLimits) {
 }
 export type GeneralPlan = z.infer<ReturnType<typeof generalPlanShape>>;
 
-export function parseGeneralPlan(raw: string, doneReason: string | null, limits: PlanLimits) {
-  return parseStructured(generalPlanShape(limits), raw, doneReason, 'a plan');
-}
-
 /**
  * The Validator for general plans: unique ids, dependencies on earlier steps
  * only (so the plan is a DAG), tools that are offered, arguments that meet

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { callEntry, LlmCallEntry } from './call-log';
 import { AnswerCheck } from './checker';
 import { ErrorInfo } from './codes';
-import { AnswerReview, ObservationMeta, PlanProfile, RunStatus, Strategy } from './events';
+import { AnswerReview, ForkedFrom, ObservationMeta, PlanProfile, RunStatus, Strategy } from './events';
 import { RoundOutcome, roundOutcomes } from './round-outcome';
 import { attemptsOf, isTerminal, type LlmCallView, type RunState } from './run-state';
 
@@ -53,6 +53,8 @@ export const RunResult = z.strictObject({
   llm: LlmAggregates,
   /** Every LLM call in the order they began. */
   llmCalls: z.array(LlmCallEntry),
+  /** A fork's parent run, the round and the stage it was forked at; null for a run that is no fork. */
+  forkedFrom: ForkedFrom.nullable(),
 });
 export type RunResult = z.infer<typeof RunResult>;
 
@@ -82,6 +84,7 @@ export function toResult(id: string, view: RunState): RunResult {
     durationMs: runDurationMs(view),
     llm: aggregateCalls(view.llmCalls),
     llmCalls: view.llmCalls.map((c) => callEntry(c, isTerminal(view.status))),
+    forkedFrom: view.forkedFrom,
   };
 }
 

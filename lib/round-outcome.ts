@@ -28,6 +28,8 @@ export const StepOutcome = z.strictObject({
   message: z.string().optional(),
   /** A cached step: the round whose result it reused. */
   fromRound: z.int().optional(),
+  /** A cached step of a fork that reused its parent's work: the parent run (`fromRound` is its round). */
+  fromRun: z.string().optional(),
   /** Its tool call began while the plan was still streaming, before the plan was accepted. */
   readAhead: z.literal(true).optional(),
   /** How long it took, once it has ended. */
@@ -141,6 +143,7 @@ function stepOutcome(round: RoundView, step: StepView | undefined, view: RunStat
   const known = {
     ...(step.error && { code: step.error.code, message: step.error.message }),
     ...(step.fromRound !== null && { fromRound: step.fromRound }),
+    ...(step.fromRun !== null && { fromRun: step.fromRun }),
     ...(step.readAhead && { readAhead: true as const }),
     ...(step.durationMs !== null && { durationMs: step.durationMs }),
   };

@@ -29,6 +29,9 @@ export const NewRun = z.object({
    */
   ownerHost: z.string().nullable().default(null),
   ownerStart: z.string().nullable().default(null),
+  /** A fork's parent run and the round it was forked at; null for a run that is no fork. */
+  forkedFromRun: z.string().nullable().default(null),
+  forkedFromRound: z.number().int().nullable().default(null),
 });
 export type NewRun = z.infer<typeof NewRun>;
 /** A new run as callers give it: strategy and profile may be left to their defaults. */

@@ -3,6 +3,7 @@ import type { AnswerCheck } from './checker';
 import {
   TerminalStatus,
   type ApprovalMode,
+  type ForkedFrom,
   type AnswerReview,
   type EventOf,
   type ObservationMeta,
@@ -35,6 +36,8 @@ export interface StepView {
   error: { code: StepErrorCode; message: string } | null;
   /** For a cached step: the round whose observation was reused. */
   fromRound: number | null;
+  /** For a cached step reusing another run's work (a fork's parent): that run. */
+  fromRun: string | null;
   /** Its tool call began while the plan was still streaming. */
   readAhead: boolean;
   sha256: string | null;
@@ -79,6 +82,8 @@ export interface ObservationView extends ObservationMeta {
   reusedInRounds: number[];
   /** Hashes of earlier reads of the same path that the file has since changed from. */
   previousSha256: string[];
+  /** Made by another run and carried into this one (a fork's parent); `round` is that run's. */
+  carriedFrom?: string;
 }
 
 /** What `llm_call_finished` adds to a call; null while the call is in flight. */
@@ -111,6 +116,10 @@ export interface RunState extends RunCreated {
   check: AnswerCheck | null;
   review: AnswerReview | null;
   error: ErrorInfo | null;
+  /** A fork's parent run and the round it was forked at; null for a run that is no fork. */
+  forkedFrom: ForkedFrom | null;
+  /** The work a fork started with, as `work_carried` recorded it; null when it carried none. */
+  carried: Omit<EventOf<'work_carried'>, Envelope> | null;
   /** Sequence number of the last event folded in; the stream resumes after it. */
   lastSeq: number;
 }
@@ -137,6 +146,8 @@ export const emptyRun: RunState = {
   check: null,
   review: null,
   error: null,
+  forkedFrom: null,
+  carried: null,
   lastSeq: 0,
 };
 
@@ -167,6 +178,21 @@ function reduce(s: RunState, e: RunEvent): RunState {
         approval: e.approval ?? null,
         status: 'queued',
         createdAt: e.at,
+        forkedFrom: e.forkedFrom ?? null,
+      };
+    case 'work_carried':
+      return {
+        ...s,
+        carried: { observations: e.observations, conclusions: e.conclusions },
+        observations: {
+          ...s.observations,
+          ...Object.fromEntries(
+            e.observations.map(({ run, toolCalls: _keys, ...meta }) => [
+              meta.path,
+              { ...meta, reusedInRounds: [], previousSha256: [], carriedFrom: run } satisfies ObservationView,
+            ]),
+          ),
+        },
       };
     case 'run_waiting':
       return { ...s, waiting: { reason: e.reason, message: e.message, since: s.waiting?.since ?? e.at } };
@@ -227,7 +253,7 @@ function reduce(s: RunState, e: RunEvent): RunState {
     case 'plan_proposed':
       return {
         ...s,
-        rounds: upsertRound(s.rounds, e.round, (r) => ({ ...r, call: e.call, proposed: e.steps, goal: e.goal ?? null })),
+        rounds: upsertRound(s.rounds, e.round, (r) => ({ ...r, call: e.call ?? null, proposed: e.steps, goal: e.goal ?? null })),
       };
     case 'plan_rejected':
       return { ...s, rounds: upsertRound(s.rounds, e.round, (r) => ({ ...r, rejections: e.rejections })) };
@@ -259,6 +285,7 @@ function reduce(s: RunState, e: RunEvent): RunState {
         ...st,
         status: 'cached',
         fromRound: e.fromRound,
+        fromRun: e.fromRun ?? null,
         readAhead: e.readAhead === true,
         sha256: e.sha256,
         result: e.result ?? st.result,
@@ -338,6 +365,7 @@ function pendingSteps(steps: ProposedStep[]): StepView[] {
     durationMs: null,
     error: null,
     fromRound: null,
+    fromRun: null,
     readAhead: false,
     sha256: null,
     result: null,

@@ -27,13 +27,14 @@ export function parseStructured<S extends z.ZodType>(
   }
   const result = schema.safeParse(json);
   if (!result.success) {
-    const issues = result.error.issues
-      .slice(0, 5)
-      .map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`)
-      .join('; ');
-    return { ok: false, message: `${capitalize(what)} does not match the schema: ${issues}` };
+    return { ok: false, message: `${capitalize(what)} does not match the schema: ${describeIssues(result.error.issues.slice(0, 5))}` };
   }
   return { ok: true, value: result.data };
+}
+
+/** Schema issues as one line: where each is (`steps.0.path`) and what is wrong. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`).join('; ');
 }
 
 function capitalize(s: string): string {

@@ -24,7 +24,7 @@ const FLAG_VALUES = {
   strategy: Strategy.options.join('|'),
   profile: PlanProfile.options.join('|'),
   maxRounds: 'N',
-} satisfies Record<Exclude<RunRequestField, 'task' | 'approval'>, string>;
+} satisfies Record<Exclude<RunRequestField, 'task' | 'fork' | 'approval'>, string>;
 type FlagField = keyof typeof FLAG_VALUES;
 const FLAG_FIELDS = Object.keys(FLAG_VALUES) as FlagField[];
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Rejection } from '../../lib/events';
+import { judgeGivenPlan } from '../../lib/plan-judgement';
 import { stopIfAborted, type RunContext } from './context';
 import type { PlanApprovals } from './ports';
 import { planRules, type AcceptedPlan, type PlanProfile } from './profiles/profile';
@@ -26,7 +27,7 @@ export async function askApproval(
   ctx.recorder.emit({ type: 'approval_requested', round, request, ...goal, steps: plan.steps });
   const rules = planRules(ctx);
   const decision = await approvals
-    .wait({ request, round, judge: (edited) => profile.judge({ content: JSON.stringify(edited), doneReason: null }, rules) })
+    .wait({ request, round, judge: (edited) => judgeGivenPlan(profile.name, edited, rules) })
     .catch((error: unknown) => {
       // Cancelled (or out of time while waiting for a slot again): ended with the run's own code.
       stopIfAborted(ctx);

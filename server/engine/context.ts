@@ -6,6 +6,7 @@ import type { PathPolicy } from '../../lib/policy';
 import type { Model } from '../llm/types';
 import type { WorkspaceBridge } from '../mcp/types';
 import type { CompletedWork, EventSink, PlanApprovals, ToolBudget } from './ports';
+import type { RunStart } from './start-point';
 import type { ExternalTools } from './tools';
 
 /** Everything one run's loop needs, passed down rather than looked up. */
@@ -32,10 +33,12 @@ export interface RunContext {
   recorder: EventSink;
   /** Spent by every tool call of the run, listing the workspace included. */
   budget: ToolBudget;
-  /** Observations and reasoning results, kept across rounds. */
+  /** Observations and reasoning results, kept across rounds; a run that starts later begins with what was done before. */
   work: CompletedWork;
   /** Set when each accepted plan waits for a person's approval before it runs. */
   approvals: PlanApprovals | null;
+  /** Where the run begins when not at round 1 with nothing done (a fork, a resumed run). */
+  start?: RunStart;
   /** Aborted on cancellation or when the run's timeout fires. */
   signal: AbortSignal;
   /** Tells which of the two it was, once `signal` is aborted. */

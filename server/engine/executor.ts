@@ -46,7 +46,8 @@ export async function readStep(ctx: RunContext, round: number, index: number, pa
     const stat = earlyStat ? (await earlyStat.outcome).result : await statNow(ctx, path);
     if (stat.ok && stat.value.bytes === earlier.meta.bytes && stat.value.mtimeMs === earlier.meta.mtimeMs) {
       const fromRound = earlier.round;
-      recorder.emit({ type: 'step_cached', round, index, path, fromRound, sha256: earlier.meta.sha256, reused: 'file', ...readAheadMark(earlyStat) });
+      const reused = { fromRound, sha256: earlier.meta.sha256, reused: 'file' as const, ...fromRunOf(earlier) };
+      recorder.emit({ type: 'step_cached', round, index, path, ...reused, ...readAheadMark(earlyStat) });
       return null;
     }
   }
@@ -91,6 +92,11 @@ async function readNow(ctx: RunContext, path: string, started: number) {
 async function readEarly(early: Extract<EarlyCall, { kind: 'read' }>) {
   const { result, finishedAt } = await early.outcome;
   return { read: result, durationMs: finishedAt - early.startedAt };
+}
+
+/** Names the run that did the reused work, when it is another (a fork's parent); absent otherwise. */
+export function fromRunOf(work: { run?: string }): { fromRun?: string } {
+  return work.run === undefined ? {} : { fromRun: work.run };
 }
 
 /** Marks a step whose tool call began before its plan was accepted; absent otherwise. */

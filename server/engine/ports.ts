@@ -1,6 +1,6 @@
 import type { NewRunEvent, ObservationMeta } from '../../lib/events';
 import type { ApprovalDecisionView, RunState } from '../../lib/run-state';
-import type { PlanJudgement } from './profiles/profile';
+import type { PlanJudgement } from '../../lib/plan-judgement';
 
 /**
  * What the engine needs from outside a run's loop, declared here so that
@@ -31,6 +31,8 @@ export interface Observation {
   meta: ObservationMeta;
   text: string;
   round: number;
+  /** The run that made it, when not this one (a fork's parent): `round` is that run's. */
+  run?: string;
 }
 
 /** What a general plan's reasoning step concluded. */
@@ -42,6 +44,8 @@ export interface Conclusion {
   result: string;
   /** Its purpose and the results it was drawn from (`conclusionKey`): a step with the same key is not reasoned again. */
   key: string;
+  /** The run that concluded it, when not this one (a fork's parent). */
+  run?: string;
 }
 
 /**

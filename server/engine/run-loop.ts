@@ -17,19 +17,15 @@ const GATHER: Record<Strategy, (ctx: RunContext, files: WorkspaceFile[]) => Prom
 
 /**
  * One run: gather observations (by plan-and-execute, or by the ReAct
- * baseline), synthesize, check, review. Every way out ends in exactly one
- * `run_finished` event; hitting a bound is an explicit failure with its
- * reason, never a hang.
+ * baseline), synthesize, check, review. A run started at the answer stage
+ * gathers nothing: its completed work is what it answers from. Every way
+ * out ends in exactly one `run_finished` event; hitting a bound is an
+ * explicit failure with its reason, never a hang.
  */
 export async function runAgent(ctx: RunContext): Promise<void> {
   ctx.recorder.emit({ type: 'run_started' });
   try {
-    ctx.budget.spend();
-    const files = await ctx.bridge.listFiles().catch((error: Error) => {
-      if (isWorkspaceChanged(error)) throw error;
-      throw new RunStop('bridge_unavailable', `The workspace bridge could not list files: ${error.message}`);
-    });
-    await GATHER[ctx.strategy](ctx, files);
+    if (ctx.start?.stage !== 'answer') await gather(ctx);
     stopIfAborted(ctx);
     const check = await synthesize(ctx);
     if (ctx.review) {
@@ -42,6 +38,15 @@ export async function runAgent(ctx: RunContext): Promise<void> {
     if (thrown instanceof RunParked) return;
     finishWithError(ctx, thrown);
   }
+}
+
+async function gather(ctx: RunContext): Promise<void> {
+  ctx.budget.spend();
+  const files = await ctx.bridge.listFiles().catch((error: Error) => {
+    if (isWorkspaceChanged(error)) throw error;
+    throw new RunStop('bridge_unavailable', `The workspace bridge could not list files: ${error.message}`);
+  });
+  await GATHER[ctx.strategy](ctx, files);
 }
 
 function finishWithError(ctx: RunContext, thrown: unknown): void {

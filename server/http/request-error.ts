@@ -15,7 +15,9 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   unauthorized: 401,
   not_running: 409,
   approval_not_pending: 409,
-  plan_invalid: 422,
+  round_not_found: 404,
+  plan_rejected: 422,
+  run_not_finished: 409,
 };
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */
@@ -24,7 +26,7 @@ export class RequestError extends Error {
   constructor(
     readonly code: RequestErrorCode,
     message: string,
-    /** A refused plan's rejections, as a run records them (`plan_invalid`). */
+    /** A refused plan's rejections, each with its code, as a run records them. */
     readonly rejections?: Rejection[],
   ) {
     super(message);

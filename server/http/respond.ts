@@ -2,14 +2,15 @@ import type { ErrorInfo } from '../../lib/codes';
 import type { Rejection } from '../../lib/events';
 import { isRequestError, RequestError } from './request-error';
 
-/** JSON error body of the API: always `{error: {code, message}}`, with a refused plan's `rejections` beside it. */
-function errorResponse(status: number, error: ErrorInfo, headers?: HeadersInit, rejections?: Rejection[]): Response {
-  return Response.json({ error, ...(rejections && { rejections }) }, { status, headers });
+/** JSON error body of the API: always `{error: {code, message}}`, and a refused plan's `rejections` beside them. */
+function errorResponse(status: number, error: ErrorInfo & { rejections?: Rejection[] }, headers?: HeadersInit): Response {
+  return Response.json({ error }, { status, headers });
 }
 
 /** A refused request, answered with its code's status. */
 export function refusalResponse(error: RequestError, headers?: HeadersInit): Response {
-  return errorResponse(error.status, { code: error.code, message: error.message }, headers, error.rejections);
+  const { code, message, rejections } = error;
+  return errorResponse(error.status, { code, message, ...(rejections && { rejections }) }, headers);
 }
 
 /** Maps what a handler throws to a response: refused requests to their 4xx, anything else to a 500 that says so. */

@@ -1,16 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { RunErrorCode } from '../../lib/codes';
-import type { PlanProfile, ProposedStep, RunEvent, RunLimits, Strategy } from '../../lib/events';
+import type { EventOf, ForkedFrom, PlanProfile, ProposedStep, RunEvent, RunLimits, Strategy } from '../../lib/events';
 import type { ToolSpec } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
-import { RunRequest } from '../../lib/run-request';
+import { RunRequest, type ForkRequest } from '../../lib/run-request';
 import { emptyRun, foldRun, isTerminal, type ApprovalDecisionView, type RunState } from '../../lib/run-state';
 import { ApprovalBody } from '../../lib/approval';
 import { runLimits, type Config } from '../config';
 import { completedWork } from '../engine/completed-work';
 import { RunParked, RunStop } from '../engine/context';
-import type { ApprovalWait } from '../engine/ports';
+import type { ApprovalWait, CompletedWork } from '../engine/ports';
+import { planRules } from '../engine/profiles/profile';
 import { runAgent } from '../engine/run-loop';
+import type { RunStart } from '../engine/start-point';
 import { toolBudget } from '../engine/tool-budget';
 import type { ExternalTools } from '../engine/tools';
 import { resolveModel } from '../llm/resolve';
@@ -23,6 +25,7 @@ import type { BridgeLease, BridgePool } from './bridge-pool';
 import { LentBridge } from './lent-bridge';
 import { PausableTimer } from './pausable-timer';
 import type { RunBus } from './bus';
+import { prepareFork } from './fork';
 import { RunRecorder } from './recorder';
 import { RequestError } from '../http/request-error';
 import { resolveWorkspace, type PinnedWorkspace } from './workspace';
@@ -79,20 +82,15 @@ export class RunRegistry {
 
   async start(input: unknown): Promise<{ id: string }> {
     const request = this.parseRequest(input);
-    const strategy = request.strategy ?? 'plan-execute';
-    if (request.approval && strategy !== 'plan-execute') {
+    const setup = request.fork ? await this.forkSetup(request, request.fork) : this.newRunSetup(request);
+    const { task, pinned, strategy, profile, begin } = setup;
+    const approval = request.approval ?? null;
+    if (approval && strategy !== 'plan-execute') {
       throw new RequestError('invalid_request', 'approval: only a plan-execute run has plans to approve.');
     }
-    const pinned = resolveWorkspace(request.workspace ?? this.config.workspace, {
-      roots: this.config.workspaceRoots,
-      defaultWorkspace: this.config.workspace,
-    });
-    const model = resolveModel(request.model ?? this.config.model, this.config);
-    const profile = request.profile ?? 'file';
-    const approval = request.approval ?? null;
-    const configured = runLimits(this.config, { profile, maxRounds: request.maxRounds });
     // Nothing of a plan is read before a person approves it.
-    const limits = approval ? { ...configured, readAhead: false } : configured;
+    const limits = approval ? { ...setup.limits, readAhead: false } : setup.limits;
+    const model = resolveModel(request.model ?? setup.model, this.config);
     const id = newRunId();
     const traceparent = this.config.telemetry.traces ? newRunTraceparent() : undefined;
     const owner = thisProcess();
@@ -101,7 +99,7 @@ export class RunRegistry {
     await this.store.createRun({
       id,
       createdAt: Date.now(),
-      task: request.task,
+      task,
       model: model.name,
       baseline: model.baseline,
       workspace: pinned.path,
@@ -110,12 +108,13 @@ export class RunRegistry {
       ownerPid: owner.pid,
       ownerHost: owner.host,
       ownerStart: owner.start,
+      ...(setup.forkedFrom && { forkedFromRun: setup.forkedFrom.run, forkedFromRound: setup.forkedFrom.round }),
     });
     const controller = new AbortController();
     const recorder = this.newRecorder(id, emptyRun, controller);
     recorder.emit({
       type: 'run_created',
-      task: request.task,
+      task,
       model: model.name,
       baseline: model.baseline,
       host: model.host,
@@ -126,7 +125,13 @@ export class RunRegistry {
       limits,
       ...(approval && { approval }),
       ...(traceparent !== undefined && { traceparent }),
+      ...(setup.forkedFrom && { forkedFrom: setup.forkedFrom }),
     });
+    if (setup.carried) {
+      // The fork keeps its own copy of each observation it starts with: its log and artifacts stand alone.
+      for (const o of begin.work.observations.values()) recorder.artifact(o.meta.artifact, o.text);
+      recorder.emit({ type: 'work_carried', ...setup.carried });
+    }
 
     let settle!: (view: RunState) => void;
     const done = new Promise<RunState>((resolve) => (settle = resolve));
@@ -140,7 +145,7 @@ export class RunRegistry {
       settle,
       start: () => {
         // Every call the run makes (to Ollama, to MCP servers) carries its trace from here on.
-        void inRunTrace(traceparent, () => this.execute(id, live, recorder, model, pinned, limits, strategy, profile, approval !== null));
+        void inRunTrace(traceparent, () => this.execute(id, live, recorder, model, pinned, limits, strategy, profile, begin, approval !== null));
       },
     };
     this.live.set(id, live);
@@ -245,6 +250,52 @@ export class RunRegistry {
     return parsed.data;
   }
 
+  /** A new run: the request's task in its workspace, from round 1 with nothing done. */
+  private newRunSetup(request: RunRequest): RunSetup {
+    const pinned = resolveWorkspace(request.workspace ?? this.config.workspace, {
+      roots: this.config.workspaceRoots,
+      defaultWorkspace: this.config.workspace,
+    });
+    const profile = request.profile ?? 'file';
+    return {
+      task: request.task ?? '',
+      pinned,
+      model: this.config.model,
+      strategy: request.strategy ?? 'plan-execute',
+      profile,
+      limits: runLimits(this.config, { profile, maxRounds: request.maxRounds }),
+      begin: { work: completedWork() },
+    };
+  }
+
+  /** A fork: its parent's task and workspace, starting where the request says with the work its parent had done by then. */
+  private async forkSetup(request: RunRequest, fork: ForkRequest): Promise<RunSetup> {
+    const choices = { strategy: request.strategy, profile: request.profile, maxRounds: request.maxRounds };
+    const rulesFor = async (profile: PlanProfile, maxSteps: number) => {
+      const tools = await this.tools();
+      return planRules({
+        planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps },
+        pathPolicy: this.config.pathPolicy,
+        workspaceTools: tools.workspace,
+        externalTools: tools.external,
+      });
+    };
+    const maxStepsOf = (profile: PlanProfile) => this.config.maxSteps[profile];
+    const setup = await prepareFork(this.store, fork, choices, rulesFor, maxStepsOf);
+    const pinned = resolveWorkspace(setup.parent.workspace, { roots: this.config.workspaceRoots, defaultWorkspace: this.config.workspace });
+    return {
+      task: setup.parent.task,
+      pinned,
+      model: setup.parent.model,
+      strategy: setup.strategy,
+      profile: setup.profile,
+      limits: runLimits(this.config, { profile: setup.profile, maxRounds: setup.maxRounds }),
+      forkedFrom: setup.forkedFrom,
+      carried: setup.carried,
+      begin: { work: setup.work, start: setup.start },
+    };
+  }
+
   private pump(): void {
     while (this.running < this.config.maxConcurrentRuns && this.resuming.length > 0) {
       this.running += 1;
@@ -265,7 +316,7 @@ export class RunRegistry {
    * go on. Only the request the run waits for is answered, once: a repeated,
    * late or unknown one is refused (`approval_not_pending`) and changes
    * nothing. An edited plan the schema or the Validator refuses is refused
-   * with its rejections (`plan_invalid`), and the run keeps waiting.
+   * with its rejections (`plan_rejected`), and the run keeps waiting.
    */
   async decide(id: string, input: unknown, by: string): Promise<ApprovalDecisionView> {
     const parsed = ApprovalBody.safeParse(input);
@@ -305,6 +356,7 @@ export class RunRegistry {
     limits: RunLimits,
     strategy: Strategy,
     profile: PlanProfile,
+    begin: RunBeginning,
     approval: boolean,
   ): Promise<void> {
     const timer = new PausableTimer(limits.runTimeoutMs, () => {
@@ -334,7 +386,8 @@ export class RunRegistry {
           planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: limits.maxSteps },
           recorder,
           budget: toolBudget(limits.toolBudget),
-          work: completedWork(),
+          work: begin.work,
+          ...(begin.start && { start: begin.start }),
           signal: live.controller.signal,
           abortReason: () => live.stopReason ?? 'cancelled',
           approvals: approval ? { wait: (pending) => this.awaitDecision(live, pending, { timer, bridge: lent, workspace }) } : null,
@@ -499,11 +552,32 @@ function decisionOf(body: ApprovalBody, pending: ApprovalWait): { decision: Appr
       const judged = pending.judge(body.plan);
       if (!judged.parsed || judged.rejections.length > 0) {
         const codes = [...new Set(judged.rejections.map((r) => r.code))].join(', ');
-        throw new RequestError('plan_invalid', `The edited plan was refused (${codes}); the run still waits for a decision.`, judged.rejections);
+        throw new RequestError('plan_rejected', `The edited plan was refused (${codes}); the run still waits for a decision.`, judged.rejections);
       }
       return { decision: 'edit_and_approve', ...(judged.goal === undefined ? {} : { goal: judged.goal }), steps: judged.steps };
     }
   }
+}
+
+/** What a run starts with: its completed work, and where it begins when not at round 1. */
+interface RunBeginning {
+  work: CompletedWork;
+  start?: RunStart;
+}
+
+/** Everything a run is created with, decided before anything of it is stored. */
+interface RunSetup {
+  task: string;
+  pinned: PinnedWorkspace;
+  /** The model asked for when the request names none. */
+  model: string;
+  strategy: Strategy;
+  profile: PlanProfile;
+  limits: RunLimits;
+  forkedFrom?: ForkedFrom;
+  /** The work a fork starts with, recorded as `work_carried`. */
+  carried?: EventOf<'work_carried'> extends infer E ? Omit<E, 'seq' | 'at' | 'type'> : never;
+  begin: RunBeginning;
 }
 
 function newRunId(): string {

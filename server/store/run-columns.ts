@@ -15,6 +15,8 @@ export const RUN_COLUMNS = {
   ownerPid: 'owner_pid',
   ownerHost: 'owner_host',
   ownerStart: 'owner_start',
+  forkedFromRun: 'forked_from_run',
+  forkedFromRound: 'forked_from_round',
   status: 'status',
   attempts: 'attempts',
   finishedAt: 'finished_at',

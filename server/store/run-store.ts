@@ -18,6 +18,8 @@ export interface ListRunsOptions {
   before?: { createdAt: number; id: string };
   /** Only runs of exactly this task. */
   task?: string;
+  /** Only the forks of this run. */
+  forkedFrom?: string;
 }
 
 /**

@@ -79,10 +79,10 @@ describe('approve plans before they run, through a fake Ollama server', () => {
     const bad = await refusal(
       h.runtime.registry.decide(id, { request, decision: 'edit_and_approve', plan: { steps: [{ purpose: 'Read the secrets', path: '.env.local' }] } }, 'local'),
     );
-    expect(bad.code).toBe('plan_invalid');
+    expect(bad.code).toBe('plan_rejected');
     expect(bad.rejections).toMatchObject([{ step: 0, code: 'path_denied' }]);
     const unparsable = await refusal(h.runtime.registry.decide(id, { request, decision: 'edit_and_approve', plan: { steps: [] } }, 'local'));
-    expect(unparsable).toMatchObject({ code: 'plan_invalid', rejections: [{ code: 'schema_invalid' }] });
+    expect(unparsable).toMatchObject({ code: 'plan_rejected', rejections: [{ code: 'schema_invalid' }] });
     expect((await h.runtime.store.getRun(id))?.status).toBe('awaiting_approval');
 
     await h.runtime.registry.decide(id, { request, decision: 'edit_and_approve', plan: { steps: [{ purpose: 'Read the config', path: './src/config.ts' }] } }, 'local');

@@ -171,6 +171,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
           evalTokens: 0,
           errorCode: null,
           lastSeq: 0,
+          forkedFromRun: null,
+          forkedFromRound: null,
         });
         await runs.createRun(newRun('r2', { strategy: 'react', profile: 'general', baseline: true, model: 'offline' }));
         expect(await runs.getRun('r2')).toMatchObject({ strategy: 'react', profile: 'general', baseline: true, model: 'offline' });
@@ -454,6 +456,20 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         expect((await runs.listRuns({ limit: 10, task: 'Other task' })).map((r) => r.id)).toEqual(['d', 'b']);
         expect((await runs.listRuns({ limit: 10, task: 'other task' })).map((r) => r.id)).toEqual([]);
         expect((await runs.listRuns({ limit: 10, task: TASK, before: { createdAt: 3000, id: 'c' } })).map((r) => r.id)).toEqual(['a']);
+      });
+
+      it("lists a run's forks, newest first, with the round each was forked at", async () => {
+        await fiveRuns();
+        await runs.createRun(newRun('fork-1', { createdAt: 5000, forkedFromRun: 'a', forkedFromRound: 2 }));
+        await runs.createRun(newRun('fork-2', { createdAt: 6000, forkedFromRun: 'a', forkedFromRound: 1 }));
+        await runs.createRun(newRun('fork-of-c', { createdAt: 7000, forkedFromRun: 'c', forkedFromRound: 1 }));
+        const forks = await runs.listRuns({ limit: 10, forkedFrom: 'a' });
+        expect(forks.map((r) => [r.id, r.forkedFromRun, r.forkedFromRound])).toEqual([
+          ['fork-2', 'a', 1],
+          ['fork-1', 'a', 2],
+        ]);
+        expect((await runs.listRuns({ limit: 10, forkedFrom: 'b' })).map((r) => r.id)).toEqual([]);
+        expect((await runs.getRun('a'))?.forkedFromRun).toBeNull();
       });
 
       it('finds the runs of a task longer than an index entry can hold', async () => {

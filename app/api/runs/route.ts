@@ -13,7 +13,8 @@ export function GET(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const limit = Math.min(Math.max(Number(url.searchParams.get('limit') ?? 50) || 50, 1), 500);
     const before = parseCursor(url.searchParams.get('before'));
-    const rows = await getRuntime().store.listRuns({ limit: limit + 1, before });
+    const forkedFrom = url.searchParams.get('forkedFrom') ?? undefined;
+    const rows = await getRuntime().store.listRuns({ limit: limit + 1, before, ...(forkedFrom !== undefined && { forkedFrom }) });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const body: RunList = {

@@ -1,9 +1,9 @@
-import { parsePlan, planJsonSchema, type Plan } from '../../../lib/plan';
-import { validatePlan } from '../../../lib/validator';
+import { judgeReply } from '../../../lib/plan-judgement';
+import { planJsonSchema } from '../../../lib/plan';
 import { executeReads } from '../executor';
 import { planStepStream } from '../plan-stream';
 import { ReadAhead } from '../read-ahead';
-import { judgeWith, type PlanProfile, type PlanRules, type PlanVerdict } from './profile';
+import type { PlanProfile, PlanRules } from './profile';
 
 /**
  * File plans: each step reads one workspace file. With read-ahead on, each
@@ -14,7 +14,7 @@ export const filePlans: PlanProfile = {
   name: 'file',
   jsonSchema,
   plannerInput: (planning, rules) => ({ kind: 'plan', ...planning, maxSteps: rules.planLimits.maxSteps, schema: jsonSchema(rules) }),
-  judge: judgeWith((reply, rules) => parsePlan(reply.content, reply.doneReason, rules.planLimits), validateFilePlan),
+  judge: (reply, rules) => judgeReply('file', reply, rules),
   startRound(ctx, round) {
     const readAhead = ctx.limits.readAhead ? new ReadAhead(ctx) : undefined;
     return {
@@ -26,10 +26,4 @@ export const filePlans: PlanProfile = {
 
 function jsonSchema(rules: PlanRules) {
   return planJsonSchema(rules.planLimits);
-}
-
-/** The plan is recorded as proposed, before the Validator normalises its paths. */
-export function validateFilePlan(plan: Plan, rules: Pick<PlanRules, 'pathPolicy'>): PlanVerdict {
-  const verdict = validatePlan(plan, rules.pathPolicy);
-  return { proposed: plan.steps, steps: verdict.steps, rejections: verdict.rejections };
 }

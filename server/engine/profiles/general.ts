@@ -2,24 +2,17 @@ import { createHash } from 'node:crypto';
 import { splitLines } from '../../../lib/checker';
 import type { StepErrorCode } from '../../../lib/codes';
 import type { ProposedStep, ReplanReason } from '../../../lib/events';
-import {
-  generalPlanJsonSchema,
-  LIST_FILES_TOOL,
-  parseGeneralPlan,
-  parseReasoning,
-  READ_FILE_TOOL,
-  reasoningJsonSchema,
-  validateGeneralPlan,
-} from '../../../lib/general-plan';
+import { generalPlanJsonSchema, LIST_FILES_TOOL, parseReasoning, READ_FILE_TOOL, reasoningJsonSchema } from '../../../lib/general-plan';
+import { judgeReply } from '../../../lib/plan-judgement';
 import { describeFinding, findSecret } from '../../../lib/secret-scan';
 import { inSpan, spanKey } from '../../telemetry/trace-context';
 import { stopIfAborted, type RunContext } from '../context';
 import { runDag } from '../dag';
 import { conclusionKey, toolCallKey } from '../completed-work';
-import { observation, readStep } from '../executor';
+import { fromRunOf, observation, readStep } from '../executor';
 import { callModel } from '../llm-call';
 import type { Conclusion, Observation } from '../ports';
-import { judgeWith, type PlanProfile, type PlanRules } from './profile';
+import type { PlanProfile, PlanRules } from './profile';
 
 /**
  * General plans: a goal and steps that call the tools on offer or reason
@@ -36,13 +29,7 @@ export const generalPlans: PlanProfile = {
     tools: rules.tools,
     schema: jsonSchema(rules),
   }),
-  judge: judgeWith(
-    (reply, rules) => parseGeneralPlan(reply.content, reply.doneReason, rules.planLimits),
-    (plan, rules) => {
-      const verdict = validateGeneralPlan(plan, rules.tools, rules.notOffered, rules.pathPolicy);
-      return { goal: plan.goal, proposed: verdict.steps, steps: verdict.steps, rejections: verdict.rejections };
-    },
-  ),
+  judge: (reply, rules) => judgeReply('general', reply, rules),
   startRound: (ctx, round) => ({ execute: (plan) => executeGeneralSteps(ctx, round, plan.goal ?? ctx.task, plan.steps) }),
 };
 
@@ -126,7 +113,8 @@ async function toolStep(ctx: RunContext, round: number, index: number, step: Pro
   const earlier = reusable ? ctx.work.toolCalls.get(key) : undefined;
   if (earlier) {
     ctx.recorder.emit({ type: 'step_started', round, index, path: step.path });
-    ctx.recorder.emit({ type: 'step_cached', round, index, path: step.path, fromRound: earlier.round, sha256: earlier.meta.sha256, reused: 'tool_call' });
+    const reused = { fromRound: earlier.round, sha256: earlier.meta.sha256, reused: 'tool_call' as const, ...fromRunOf(earlier) };
+    ctx.recorder.emit({ type: 'step_cached', round, index, path: step.path, ...reused });
     return observedBy(step, earlier);
   }
   ctx.budget.spend();
@@ -187,7 +175,8 @@ async function reasonStep(
   const earlier = ctx.work.conclusions.find((c) => c.key === key);
   if (earlier) {
     const { result } = earlier;
-    ctx.recorder.emit({ type: 'step_cached', round, index, path: step.path, fromRound: earlier.round, sha256: hashOf(result), reused: 'reasoning', result });
+    const reused = { fromRound: earlier.round, sha256: hashOf(result), reused: 'reasoning' as const, result, ...fromRunOf(earlier) };
+    ctx.recorder.emit({ type: 'step_cached', round, index, path: step.path, ...reused });
     return concluded(earlier);
   }
   const started = performance.now();

@@ -1,10 +1,9 @@
-import type { PlanProfile as ProfileName, ProposedStep, Rejection, ReplanReason } from '../../../lib/events';
+import type { PlanProfile as ProfileName, ProposedStep, ReplanReason } from '../../../lib/events';
 import type { ToolSpec } from '../../../lib/general-plan';
+import type { PlanJudgement, PlannerReply, PlanRules } from '../../../lib/plan-judgement';
 import type { PlanLimits } from '../../../lib/plan';
 import type { PathPolicy } from '../../../lib/policy';
-import type { StructuredParse } from '../../../lib/structured';
 import type { FilePlanInput, GeneralPlanInput, JsonSchema } from '../../llm/stage-input';
-import type { ModelReply } from '../../llm/types';
 import type { RunContext } from '../context';
 import type { ExternalTools } from '../tools';
 
@@ -29,21 +28,7 @@ export interface PlanProfile {
 /** What the planner of either profile is told, besides the profile's own pieces. */
 export type Planning = Pick<FilePlanInput, 'task' | 'files' | 'lessons' | 'kept'>;
 
-export type PlannerReply = Pick<ModelReply, 'content' | 'doneReason'>;
-
-/**
- * What judging a plan depends on: limits, the path policy, and for general
- * plans the tools on offer. No bridge, model or event sink: judging a reply
- * again needs only the rules it was judged by.
- */
-export interface PlanRules {
-  planLimits: PlanLimits;
-  pathPolicy: PathPolicy;
-  /** The tools a general plan may name: the workspace bridge's and the other servers' offered ones. */
-  tools: ToolSpec[];
-  /** Tools the servers have but plans may not use, by qualified name, with the reason. */
-  notOffered: ReadonlyMap<string, string>;
-}
+export type { PlanJudgement, PlannerReply, PlanRules, PlanVerdict } from '../../../lib/plan-judgement';
 
 /** A run's rules; the other servers' tools are only described here, never called, so recorded descriptions do. */
 export function planRules(settings: {
@@ -59,31 +44,6 @@ export function planRules(settings: {
     pathPolicy,
     tools: [...workspaceTools, ...externalTools.specs],
     notOffered: externalTools.notOffered,
-  };
-}
-
-/** The Validator's verdict on a parsed plan. */
-export interface PlanVerdict {
-  goal?: string;
-  /** The steps as `plan_proposed` records them and a re-plan is shown them. */
-  proposed: ProposedStep[];
-  /** The steps that run once the plan is accepted (paths normalised); meaningful only without rejections. */
-  steps: ProposedStep[];
-  rejections: Rejection[];
-}
-
-/** A planner reply judged: unparsable (nothing proposed), or parsed with the Validator's verdict. */
-export type PlanJudgement = { parsed: false; rejections: Rejection[] } | ({ parsed: true } & PlanVerdict);
-
-/** Judging in the one order every plan goes through: the schema parses, then the Validator decides what may run. */
-export function judgeWith<P>(
-  parse: (reply: PlannerReply, rules: PlanRules) => StructuredParse<P>,
-  validate: (plan: P, rules: PlanRules) => PlanVerdict,
-): (reply: PlannerReply, rules: PlanRules) => PlanJudgement {
-  return (reply, rules) => {
-    const parsed = parse(reply, rules);
-    if (!parsed.ok) return { parsed: false, rejections: [{ step: null, code: 'schema_invalid', message: parsed.message }] };
-    return { parsed: true, ...validate(parsed.value, rules) };
   };
 }
 

@@ -1,3 +1,4 @@
+import { judgeGivenPlan } from '../../../lib/plan-judgement';
 import type { ProposedStep, Rejection, ReplanReason } from '../../../lib/events';
 import type { RoundLesson } from '../../llm/stage-input';
 import type { WorkspaceFile } from '../../mcp/types';
@@ -11,15 +12,22 @@ export type PlanOutcome = ({ accepted: true } & AcceptedPlan) | { accepted: fals
 
 /**
  * Plan, validate, execute; re-plan on rejection or failure within the round
- * bound. What the rounds complete accumulates in `ctx.work`.
+ * bound. What the rounds complete accumulates in `ctx.work`. A run started
+ * at a later round (`ctx.start`) begins there, its first plan the one it was
+ * given, judged as a planner's would be.
  */
 export async function gatherByPlan(ctx: RunContext, files: WorkspaceFile[]): Promise<void> {
   const profile = PLAN_PROFILES[ctx.profile];
-  const lessons: RoundLesson[] = [];
-  for (let round = 1; round <= ctx.limits.maxRounds; round++) {
+  const start = ctx.start?.stage === 'plan' ? ctx.start : null;
+  const first = start?.round ?? 1;
+  const lessons: RoundLesson[] = [...(start?.lessons ?? [])];
+  for (let round = first; round <= ctx.limits.maxRounds; round++) {
     stopIfAborted(ctx);
     const execution = profile.startRound(ctx, round);
-    const plan = await planRound(ctx, profile, round, files, lessons, execution.onContent);
+    const plan =
+      start && round === first
+        ? recordJudgement(ctx, round, null, judgeGivenPlan(profile.name, start.plan, planRules(ctx)))
+        : await planRound(ctx, profile, round, files, lessons, execution.onContent);
     if (plan.accepted) {
       const decided = ctx.approvals ? await askApproval(ctx, ctx.approvals, profile, round, plan) : { approved: true as const, plan };
       if (decided.approved) {
@@ -63,14 +71,14 @@ async function planRound(
 }
 
 /** Records a judged plan as events (proposed, then rejected or accepted) and says what the round goes on with. */
-export function recordJudgement(ctx: RunContext, round: number, call: string, judged: PlanJudgement): PlanOutcome {
+export function recordJudgement(ctx: RunContext, round: number, call: string | null, judged: PlanJudgement): PlanOutcome {
   const { recorder } = ctx;
   if (!judged.parsed) {
     recorder.emit({ type: 'plan_rejected', round, rejections: judged.rejections });
     return { accepted: false, proposed: null, rejections: judged.rejections };
   }
   const goal = judged.goal === undefined ? {} : { goal: judged.goal };
-  recorder.emit({ type: 'plan_proposed', round, call, ...goal, steps: judged.proposed });
+  recorder.emit({ type: 'plan_proposed', round, ...(call !== null && { call }), ...goal, steps: judged.proposed });
   if (judged.rejections.length > 0) {
     recorder.emit({ type: 'plan_rejected', round, rejections: judged.rejections });
     return { accepted: false, proposed: judged.proposed, rejections: judged.rejections };

@@ -1,10 +1,10 @@
 import { actorJsonSchema, parseActorStep } from '../../../lib/actor-step';
+import { validateFilePlan } from '../../../lib/plan-judgement';
 import type { ActorTurn } from '../../llm/stage-input';
 import type { WorkspaceFile } from '../../mcp/types';
 import { RunStop, stopIfAborted, type RunContext } from '../context';
 import { executeReads } from '../executor';
 import { callModel } from '../llm-call';
-import { validateFilePlan } from '../profiles/file';
 import { recordJudgement } from './plan-execute';
 
 /**

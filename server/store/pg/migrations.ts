@@ -77,6 +77,10 @@ export const MIGRATIONS: readonly string[] = [
      body TEXT NOT NULL,
      PRIMARY KEY (eval_id, seq)
    );`,
+  // A fork names its parent run and the round it was forked at, so a run's page lists its forks; null for other runs.
+  `ALTER TABLE runs ADD COLUMN forked_from_run TEXT COLLATE "C";
+   ALTER TABLE runs ADD COLUMN forked_from_round INTEGER;
+   CREATE INDEX runs_by_parent ON runs (forked_from_run, created_at DESC, id DESC) WHERE forked_from_run IS NOT NULL;`,
   // A run awaiting approval is unfinished too: recovery and the approval timeout look for it.
   `DROP INDEX runs_unfinished;
    CREATE INDEX runs_unfinished ON runs (id) WHERE status IN ('queued', 'running', 'awaiting_approval');`,

@@ -104,6 +104,10 @@ export class PgRunStore implements RunStore {
       params.push(options.task);
       where.push(`task = $${params.length}`);
     }
+    if (options.forkedFrom !== undefined) {
+      params.push(options.forkedFrom);
+      where.push(`forked_from_run = $${params.length}`);
+    }
     params.push(options.limit);
     const sql = `${SELECT_RUN} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`;
     return (await this.db.query(sql, params)).map((row) => RunRow.parse(row));

@@ -71,6 +71,10 @@ const MIGRATIONS: string[] = [
    ALTER TABLE runs ADD COLUMN owner_start TEXT;
    ALTER TABLE evals ADD COLUMN owner_host TEXT;
    ALTER TABLE evals ADD COLUMN owner_start TEXT;`,
+  // A fork names its parent run and the round it was forked at, so a run's page lists its forks; null for other runs.
+  `ALTER TABLE runs ADD COLUMN forked_from_run TEXT;
+   ALTER TABLE runs ADD COLUMN forked_from_round INTEGER;
+   CREATE INDEX runs_by_parent ON runs (forked_from_run, created_at DESC) WHERE forked_from_run IS NOT NULL;`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {

@@ -78,6 +78,10 @@ export class SqliteRunStore implements RunStore {
       where.push('task = ?');
       params.push(options.task);
     }
+    if (options.forkedFrom !== undefined) {
+      where.push('forked_from_run = ?');
+      params.push(options.forkedFrom);
+    }
     const sql = `${SELECT_RUN} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
     return this.db
       .prepare(sql)

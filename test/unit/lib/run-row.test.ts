@@ -33,6 +33,8 @@ const ROW: RunRow = {
   ownerPid: 42,
   ownerHost: 'box',
   ownerStart: 'start-id',
+  forkedFromRun: null,
+  forkedFromRound: null,
   status: 'running',
   attempts: 1,
   finishedAt: null,
