@@ -97,6 +97,10 @@ export type Strategy = z.infer<typeof Strategy>;
 export const PlanProfile = z.enum(['file', 'general']);
 export type PlanProfile = z.infer<typeof PlanProfile>;
 
+/** What a run asks a person to approve before it goes on: `plan`, each plan the Validator accepts, before any of it runs. */
+export const ApprovalMode = z.enum(['plan']);
+export type ApprovalMode = z.infer<typeof ApprovalMode>;
+
 export const CallLabel = z.enum(['planner', 'synthesizer', 'reviewer', 'actor', 'executor']);
 export type CallLabel = z.infer<typeof CallLabel>;
 
@@ -149,9 +153,6 @@ export type CachedWork = z.infer<typeof CachedWork>;
 /** What a person decided on a plan the run asked them to approve. */
 export const ApprovalDecision = z.enum(['approve', 'edit_and_approve', 'reject']);
 export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
-
-/** Who decides when no token names them: a request to a server without PLANSCOPE_TOKEN, or the CLI's terminal. */
-export const LOCAL_DECIDER = 'local';
 
 /**
  * Set on a step whose tool call began while the plan was still streaming,
@@ -208,6 +209,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     strategy: Strategy.default('plan-execute'),
     profile: PlanProfile.default('file'),
     limits: RunLimits,
+    /** Set when each accepted plan waits for a person's approval; runs recorded before it existed never waited. */
+    approval: ApprovalMode.optional(),
     /**
      * W3C traceparent of the run's `invoke_agent` span, when traces are
      * exported: whichever process runs or reads the run continues this trace.

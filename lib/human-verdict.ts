@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Person } from './person';
 
 /**
  * People's verdicts on an answer: a person marks a claim (or the answer as a
@@ -12,11 +13,7 @@ import { z } from 'zod';
 export const HumanVerdict = z.enum(['correct', 'incorrect', 'unsure']);
 export type HumanVerdict = z.infer<typeof HumanVerdict>;
 
-/** Who gives a verdict when the server needs no token. */
-export const LOCAL_PERSON = 'local';
-
 export const MAX_NOTE_CHARS = 2000;
-export const MAX_PERSON_CHARS = 100;
 
 /** What a `human_verdict` event holds besides its sequence number and time. */
 export const HumanVerdictFields = z.object({
@@ -25,7 +22,7 @@ export const HumanVerdictFields = z.object({
   verdict: HumanVerdict,
   note: z.string().max(MAX_NOTE_CHARS).nullable(),
   /** The name of the token the request carried, or `local`. */
-  by: z.string().min(1).max(MAX_PERSON_CHARS),
+  by: Person,
 });
 
 /** `POST /api/runs/:id/verdicts`: who gives it is the server's to say, not the body's. */

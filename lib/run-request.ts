@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ForkStage, PlanProfile, Strategy } from './events';
+import { ApprovalMode, ForkStage, PlanProfile, Strategy } from './events';
 
 /**
  * A whole number as JSON sends it, or as a form field or CLI flag spells it
@@ -40,6 +40,8 @@ export const RunRequest = z
     strategy: Strategy.optional(),
     profile: PlanProfile.optional(),
     fork: ForkRequest.optional(),
+    /** `plan`: each plan the Validator accepts waits for a person's approval before any of it runs. */
+    approval: ApprovalMode.optional(),
   })
   .check((ctx) => {
     const { task, workspace, fork } = ctx.value;

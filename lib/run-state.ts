@@ -2,6 +2,7 @@ import type { ErrorInfo, StepErrorCode } from './codes';
 import type { AnswerCheck } from './checker';
 import {
   TerminalStatus,
+  type ApprovalMode,
   type ForkedFrom,
   type AnswerReview,
   type EventOf,
@@ -103,6 +104,8 @@ type RunCreated = Pick<EventOf<'run_created'>, 'task' | 'model' | 'baseline' | '
 
 export interface RunState extends RunCreated {
   limits: RunLimits | null;
+  /** Whether each accepted plan waits for a person's approval (`run_created`'s `approval`). */
+  approval: ApprovalMode | null;
   status: RunStatus;
   /** Why a queued run is not running yet; null once it starts or ends, or when it never waited. */
   waiting: (Omit<EventOf<'run_waiting'>, Envelope> & { since: number }) | null;
@@ -135,6 +138,7 @@ export const emptyRun: RunState = {
   strategy: 'plan-execute',
   profile: 'file',
   limits: null,
+  approval: null,
   status: 'queued',
   waiting: null,
   createdAt: null,
@@ -177,6 +181,7 @@ function reduce(s: RunState, e: RunEvent): RunState {
         strategy: e.strategy,
         profile: e.profile,
         limits: e.limits,
+        approval: e.approval ?? null,
         status: 'queued',
         createdAt: e.at,
         forkedFrom: e.forkedFrom ?? null,

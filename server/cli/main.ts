@@ -15,14 +15,18 @@ import { openRuntime, type Runtime } from '../runtime';
 import { progressLine, summaryTable } from './progress';
 import { printable } from './terminal-text';
 
-/** Every field of the request but the task (the positional argument) is a flag; the order and value names are the usage line's. */
+/**
+ * Every field of the request but the task (the positional argument) and the
+ * approval (`--approve`, a switch) is a flag with a value; the order and
+ * value names are the usage line's.
+ */
 const FLAG_VALUES = {
   workspace: 'DIR',
   model: 'NAME',
   strategy: Strategy.options.join('|'),
   profile: PlanProfile.options.join('|'),
   maxRounds: 'N',
-} satisfies Record<Exclude<RunRequestField, 'task' | 'fork'>, string>;
+} satisfies Record<Exclude<RunRequestField, 'task' | 'fork' | 'approval'>, string>;
 type FlagField = keyof typeof FLAG_VALUES;
 const FLAG_FIELDS = Object.keys(FLAG_VALUES) as FlagField[];
 

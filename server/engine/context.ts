@@ -5,7 +5,7 @@ import type { PlanLimits } from '../../lib/plan';
 import type { PathPolicy } from '../../lib/policy';
 import type { Model } from '../llm/types';
 import type { WorkspaceBridge } from '../mcp/types';
-import type { CompletedWork, EventSink, ToolBudget } from './ports';
+import type { CompletedWork, EventSink, PlanApprovals, ToolBudget } from './ports';
 import type { RunStart } from './start-point';
 import type { ExternalTools } from './tools';
 
@@ -35,6 +35,8 @@ export interface RunContext {
   budget: ToolBudget;
   /** Observations and reasoning results, kept across rounds; a run that starts later begins with what was done before. */
   work: CompletedWork;
+  /** Set when each accepted plan waits for a person's approval before it runs. */
+  approvals: PlanApprovals | null;
   /** Where the run begins when not at round 1 with nothing done (a fork, a resumed run). */
   start?: RunStart;
   /** Aborted on cancellation or when the run's timeout fires. */
@@ -51,6 +53,18 @@ export class RunStop extends Error {
   ) {
     super(message);
     this.name = 'RunStop';
+  }
+}
+
+/**
+ * The run stops here without ending: it waits for a person while the process
+ * shuts down. Its log says it is awaiting approval, and a process started
+ * later continues it once the decision comes.
+ */
+export class RunParked extends Error {
+  constructor() {
+    super('The run is waiting for approval; this process is stopping.');
+    this.name = 'RunParked';
   }
 }
 

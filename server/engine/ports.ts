@@ -1,5 +1,6 @@
 import type { NewRunEvent, ObservationMeta } from '../../lib/events';
-import type { RunState } from '../../lib/run-state';
+import type { ApprovalDecisionView, RunState } from '../../lib/run-state';
+import type { PlanJudgement } from '../../lib/plan-judgement';
 
 /**
  * What the engine needs from outside a run's loop, declared here so that
@@ -59,4 +60,26 @@ export interface CompletedWork {
   readonly toolCalls: Map<string, Observation>;
   /** Each once: a step whose key is here is not reasoned again. */
   readonly conclusions: Conclusion[];
+}
+
+/** A request for approval the run has recorded (`approval_requested`) and now waits on. */
+export interface ApprovalWait {
+  request: string;
+  round: number;
+  /** Judges an edited plan by the rules the planner's plan was judged by: the same schema, the same Validator. */
+  judge(plan: unknown): PlanJudgement;
+}
+
+/**
+ * Where a run started with approval waits for a person. server/runs/
+ * implements it: the decision comes from the API, the page or the terminal,
+ * and is recorded (`approval_decided`) before the wait ends.
+ */
+export interface PlanApprovals {
+  /**
+   * The decision once it is recorded. Rejects with a RunStop when the wait
+   * ends without one (the approval timeout, cancellation), or with a
+   * RunParked when this process stops while the run waits.
+   */
+  wait(pending: ApprovalWait): Promise<ApprovalDecisionView>;
 }

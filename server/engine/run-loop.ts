@@ -3,7 +3,7 @@ import type { Strategy } from '../../lib/events';
 import { ModelCallError } from '../llm/types';
 import { BridgeError } from '../mcp/bridge-client';
 import type { WorkspaceFile } from '../mcp/types';
-import { RunStop, stopIfAborted, type RunContext } from './context';
+import { RunParked, RunStop, stopIfAborted, type RunContext } from './context';
 import { review } from './reviewer';
 import { gatherByPlan } from './strategies/plan-execute';
 import { gatherByReAct } from './strategies/react';
@@ -34,6 +34,8 @@ export async function runAgent(ctx: RunContext): Promise<void> {
     }
     ctx.recorder.emit({ type: 'run_finished', status: 'completed', error: null });
   } catch (thrown) {
+    // A run parked while waiting for a person is not over: its log already says what it waits for.
+    if (thrown instanceof RunParked) return;
     finishWithError(ctx, thrown);
   }
 }

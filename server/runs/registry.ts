@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { RunErrorCode } from '../../lib/codes';
-import type { EventOf, ForkedFrom, PlanProfile, RunEvent, RunLimits, Strategy } from '../../lib/events';
+import type { EventOf, ForkedFrom, PlanProfile, ProposedStep, RunEvent, RunLimits, Strategy } from '../../lib/events';
 import type { ToolSpec } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { rulesOf, type PlanRulesInfo } from '../../lib/plan-judgement';
 import { RunRequest, type ForkRequest } from '../../lib/run-request';
-import { emptyRun, foldRun, isTerminal, type RunState } from '../../lib/run-state';
+import { emptyRun, foldRun, isTerminal, type ApprovalDecisionView, type RunState } from '../../lib/run-state';
+import { ApprovalBody } from '../../lib/approval';
 import { runLimits, type Config } from '../config';
 import { completedWork } from '../engine/completed-work';
-import type { CompletedWork } from '../engine/ports';
+import { RunParked, RunStop } from '../engine/context';
+import type { ApprovalWait, CompletedWork } from '../engine/ports';
 import { planRules } from '../engine/profiles/profile';
 import { runAgent } from '../engine/run-loop';
 import type { RunStart } from '../engine/start-point';
@@ -22,6 +24,8 @@ import { heldHere, holdHere, ownerAlive, releaseHere, thisProcess } from '../sto
 import { ownerOfRun } from '../store/run-columns';
 import type { RunStore } from '../store/run-store';
 import type { BridgeLease, BridgePool } from './bridge-pool';
+import { LentBridge } from './lent-bridge';
+import { PausableTimer } from './pausable-timer';
 import type { RunBus } from './bus';
 import { prepareFork } from './fork';
 import { RunRecorder } from './recorder';
@@ -39,9 +43,22 @@ interface LiveRun {
   controller: AbortController;
   /** Why the run is being stopped, once it is. */
   stopReason: 'cancelled' | 'timeout' | null;
+  /** Whether it holds one of the `maxConcurrentRuns` slots now; a run waiting for a person does not. */
+  holdsSlot: boolean;
+  /** The decision it waits for, while it does. */
+  awaiting: AwaitingDecision | null;
   done: Promise<RunState>;
   settle: (view: RunState) => void;
   start: () => void;
+}
+
+/** A run waiting for a person's decision on its plan. */
+interface AwaitingDecision {
+  pending: ApprovalWait;
+  /** The decision is recorded: the run takes a slot and a bridge again and goes on. */
+  decided(decision: ApprovalDecisionView): void;
+  /** This process is stopping: the run stays waiting in the store, for a process started later to continue. */
+  park(): void;
 }
 
 /**
@@ -52,6 +69,8 @@ interface LiveRun {
 export class RunRegistry {
   private readonly live = new Map<string, LiveRun>();
   private readonly queue: string[] = [];
+  /** Runs going on after a decision, waiting for a slot: served before the queue of runs not yet started. */
+  private readonly resuming: (() => void)[] = [];
   private running = 0;
 
   constructor(
@@ -66,7 +85,13 @@ export class RunRegistry {
   async start(input: unknown): Promise<{ id: string }> {
     const request = this.parseRequest(input);
     const setup = request.fork ? await this.forkSetup(request, request.fork) : this.newRunSetup(request);
-    const { task, pinned, strategy, profile, limits, begin } = setup;
+    const { task, pinned, strategy, profile, begin } = setup;
+    const approval = request.approval ?? null;
+    if (approval && strategy !== 'plan-execute') {
+      throw new RequestError('invalid_request', 'approval: only a plan-execute run has plans to approve.');
+    }
+    // Nothing of a plan is read before a person approves it.
+    const limits = approval ? { ...setup.limits, readAhead: false } : setup.limits;
     const model = resolveModel(request.model ?? setup.model, this.config);
     await refuseUnreadyModel(this.config, model);
     const id = newRunId();
@@ -101,6 +126,7 @@ export class RunRegistry {
       strategy,
       profile,
       limits,
+      ...(approval && { approval }),
       ...(traceparent !== undefined && { traceparent }),
       ...(setup.forkedFrom && { forkedFrom: setup.forkedFrom }),
     });
@@ -116,11 +142,13 @@ export class RunRegistry {
       recorder,
       controller,
       stopReason: null,
+      holdsSlot: false,
+      awaiting: null,
       done,
       settle,
       start: () => {
         // Every call the run makes (to Ollama, to MCP servers) carries its trace from here on.
-        void inRunTrace(traceparent, () => this.execute(id, live, recorder, model, pinned, limits, strategy, profile, begin));
+        void inRunTrace(traceparent, () => this.execute(id, live, recorder, model, pinned, limits, strategy, profile, begin, approval !== null));
       },
     };
     this.live.set(id, live);
@@ -145,7 +173,7 @@ export class RunRegistry {
     if (queued >= 0) {
       this.queue.splice(queued, 1);
       live.recorder.emit({ type: 'run_finished', status: 'cancelled', error: { code: 'cancelled', message: 'The run was cancelled before it started.' } });
-      void this.retire(id, live, { running: false });
+      void this.retire(id, live);
       return true;
     }
     live.controller.abort();
@@ -173,6 +201,8 @@ export class RunRegistry {
     let recovered = 0;
     for (const row of await this.store.unfinishedRuns()) {
       // Live here: ours and still going. Another live process (a CLI run): its own.
+      // Waiting for a person is not being in flight: a process that died while a run waited has lost nothing.
+      if (row.status === 'awaiting_approval') continue;
       if (ownerAlive(ownerOfRun(row), this.live.has(row.id) || heldHere('run', row.id))) continue;
       const recorder = this.newRecorder(row.id, foldRun(await this.store.events(row.id)));
       // It may have ended while its events were read.
@@ -196,7 +226,9 @@ export class RunRegistry {
   /** Cancels everything in flight and waits (bounded) for each run to record its end. */
   async shutdown(timeoutMs = 5000): Promise<void> {
     const pending = [...this.live.entries()];
-    for (const [id] of pending) this.cancel(id);
+    // A run waiting for a person is not stopped by the process going away: it stays waiting.
+    for (const [id, live] of pending) if (live.awaiting) live.awaiting.park();
+    else this.cancel(id);
     await Promise.race([
       Promise.allSettled(pending.map(([, live]) => live.done)),
       new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()),
@@ -273,13 +305,54 @@ export class RunRegistry {
   }
 
   private pump(): void {
+    while (this.running < this.config.maxConcurrentRuns && this.resuming.length > 0) {
+      this.running += 1;
+      this.resuming.shift()!();
+    }
     while (this.running < this.config.maxConcurrentRuns && this.queue.length > 0) {
       const id = this.queue.shift()!;
       const live = this.live.get(id);
       if (!live) continue;
       this.running += 1;
+      live.holdsSlot = true;
       live.start();
     }
+  }
+
+  /**
+   * Records a person's decision on the plan a run waits for, and lets the run
+   * go on. Only the request the run waits for is answered, once: a repeated,
+   * late or unknown one is refused (`approval_not_pending`) and changes
+   * nothing. An edited plan the schema or the Validator refuses is refused
+   * with its rejections (`plan_rejected`), and the run keeps waiting.
+   */
+  async decide(id: string, input: unknown, by: string): Promise<ApprovalDecisionView> {
+    const parsed = ApprovalBody.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new RequestError('invalid_request', `${issue?.path.join('.') || 'decision'}: ${issue?.message ?? 'invalid'}`);
+    }
+    const body = parsed.data;
+    const live = this.live.get(id);
+    const awaiting = live?.awaiting;
+    if (!live || !awaiting) {
+      const row = await this.store.getRun(id);
+      if (!row) throw new RequestError('run_not_found', `There is no run ${id}.`);
+      throw new RequestError('approval_not_pending', `Run ${id} is ${row.status}; it is not waiting for a decision here.`);
+    }
+    const { pending } = awaiting;
+    if (body.request !== pending.request) {
+      throw new RequestError(
+        'approval_not_pending',
+        `Run ${id} waits for a decision on request ${pending.request} (round ${pending.round}); request ${body.request} was decided already or never made.`,
+      );
+    }
+    live.recorder.emit({ type: 'approval_decided', request: pending.request, round: pending.round, ...decisionOf(body, pending), by });
+    const decision = live.recorder.view.rounds.find((r) => r.round === pending.round)?.approval?.decision;
+    if (!decision) throw new Error(`the decision on request ${pending.request} was not folded in`);
+    awaiting.decided(decision);
+    await live.recorder.flushed();
+    return decision;
   }
 
   private async execute(
@@ -292,15 +365,18 @@ export class RunRegistry {
     strategy: Strategy,
     profile: PlanProfile,
     begin: RunBeginning,
+    approval: boolean,
   ): Promise<void> {
-    const timer = setTimeout(() => {
+    const timer = new PausableTimer(limits.runTimeoutMs, () => {
       live.stopReason ??= 'timeout';
       live.controller.abort();
-    }, limits.runTimeoutMs);
-    let lease: BridgeLease | null = null;
+    });
+    let bridge: LentBridge | null = null;
     try {
-      lease = await this.leaseBridge(live, recorder, workspace, limits);
+      const lease = await this.leaseBridge(live, recorder, workspace, limits);
       if (lease) {
+        bridge = new LentBridge(lease.bridge.workspace, lease);
+        const lent = bridge;
         const tools = await this.tools();
         await runAgent({
           task: recorder.view.task,
@@ -313,7 +389,7 @@ export class RunRegistry {
           secretScan: this.config.secretScan,
           model,
           callOptions: this.config.callOptions,
-          bridge: lease.bridge,
+          bridge,
           limits,
           planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: limits.maxSteps },
           recorder,
@@ -322,6 +398,7 @@ export class RunRegistry {
           ...(begin.start && { start: begin.start }),
           signal: live.controller.signal,
           abortReason: () => live.stopReason ?? 'cancelled',
+          approvals: approval ? { wait: (pending) => this.awaitDecision(live, pending, { timer, bridge: lent, workspace }) } : null,
         });
       }
     } catch (error) {
@@ -334,10 +411,83 @@ export class RunRegistry {
         });
       }
     } finally {
-      lease?.release();
-      clearTimeout(timer);
-      await this.retire(id, live, { running: true });
+      bridge?.giveBack();
+      timer.clear();
+      await this.retire(id, live);
     }
+  }
+
+  /**
+   * A run waits for a person without holding what other runs need: its slot
+   * and its bridge are given back and its time limit stands still, bounded
+   * by the approval timeout instead. Once the decision is recorded it waits
+   * for a slot (before runs not yet started) and a bridge, and goes on.
+   */
+  private awaitDecision(
+    live: LiveRun,
+    pending: ApprovalWait,
+    held: { timer: PausableTimer; bridge: LentBridge; workspace: PinnedWorkspace },
+  ): Promise<ApprovalDecisionView> {
+    const { signal } = live.controller;
+    return new Promise<ApprovalDecisionView>((resolve, reject) => {
+      held.timer.pause();
+      held.bridge.giveBack();
+      this.giveUpSlot(live);
+      const minutes = this.config.approvalTimeoutMs / 60_000;
+      const timeout = setTimeout(
+        () => stop(new RunStop('approval_timeout', `No decision on the plan of round ${pending.round} came within ${minutes >= 1 ? `${Math.round(minutes)} min` : `${this.config.approvalTimeoutMs} ms`} (PLANSCOPE_APPROVAL_TIMEOUT_MS).`)),
+        this.config.approvalTimeoutMs,
+      );
+      const onAbort = () => stop(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      signal.addEventListener('abort', onAbort, { once: true });
+      const settle = () => {
+        clearTimeout(timeout);
+        signal.removeEventListener('abort', onAbort);
+        live.awaiting = null;
+      };
+      const stop = (error: Error) => {
+        settle();
+        reject(error);
+      };
+      live.awaiting = {
+        pending,
+        decided: (decision) => {
+          settle();
+          this.goOn(live, held).then(() => resolve(decision), reject);
+        },
+        park: () => stop(new RunParked()),
+      };
+      if (signal.aborted) onAbort();
+    });
+  }
+
+  /** After a decision: a slot again, then a bridge, then the time limit runs on. */
+  private async goOn(live: LiveRun, held: { timer: PausableTimer; bridge: LentBridge; workspace: PinnedWorkspace }): Promise<void> {
+    const { signal } = live.controller;
+    await new Promise<void>((resolve, reject) => {
+      const take = () => {
+        signal.removeEventListener('abort', onAbort);
+        live.holdsSlot = true;
+        resolve();
+      };
+      const onAbort = () => {
+        const at = this.resuming.indexOf(take);
+        if (at >= 0) this.resuming.splice(at, 1);
+        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.resuming.push(take);
+      this.pump();
+    });
+    held.bridge.lend(await this.bridges.acquire(held.workspace, { signal, onWait: () => {} }));
+    held.timer.resume();
+  }
+
+  private giveUpSlot(live: LiveRun): void {
+    if (!live.holdsSlot) return;
+    live.holdsSlot = false;
+    this.running -= 1;
+    this.pump();
   }
 
   /**
@@ -378,25 +528,42 @@ export class RunRegistry {
 
   /**
    * Ends a run here once everything it recorded is stored: `done` then holds
-   * the fold of what a reader of the store sees. A run that was running gives
-   * its slot to the next one in the queue.
+   * the fold of what a reader of the store sees. A run holding a slot gives
+   * it to the next one in the queue.
    */
-  private async retire(id: string, live: LiveRun, { running }: { running: boolean }): Promise<void> {
+  private async retire(id: string, live: LiveRun): Promise<void> {
     try {
       await live.recorder.flushed();
     } catch (error) {
       process.stderr.write(`planscope: run ${id} stopped: its events could not be stored: ${(error as Error).message}\n`);
     }
-    if (running) this.running -= 1;
     this.live.delete(id);
     releaseHere('run', id);
     live.settle(live.recorder.committedView);
-    if (running) this.pump();
+    this.giveUpSlot(live);
   }
 
   /** A run's recorder, publishing on the bus; a store that fails to commit later stops the run through `controller`. */
   private newRecorder(id: string, initial: RunState, controller?: AbortController): RunRecorder {
     return new RunRecorder(id, this.store, (e: RunEvent) => this.bus.publish(id, e), initial, () => controller?.abort());
+  }
+}
+
+/** What `approval_decided` records of a decision; an edited plan only once the schema and the Validator accept it. */
+function decisionOf(body: ApprovalBody, pending: ApprovalWait): { decision: ApprovalBody['decision']; goal?: string; steps?: ProposedStep[]; note?: string } {
+  switch (body.decision) {
+    case 'approve':
+      return { decision: 'approve' };
+    case 'reject':
+      return { decision: 'reject', note: body.note };
+    case 'edit_and_approve': {
+      const judged = pending.judge(body.plan);
+      if (!judged.parsed || judged.rejections.length > 0) {
+        const codes = [...new Set(judged.rejections.map((r) => r.code))].join(', ');
+        throw new RequestError('plan_rejected', `The edited plan was refused (${codes}); the run still waits for a decision.`, judged.rejections);
+      }
+      return { decision: 'edit_and_approve', ...(judged.goal === undefined ? {} : { goal: judged.goal }), steps: judged.steps };
+    }
   }
 }
 

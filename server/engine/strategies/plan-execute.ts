@@ -3,6 +3,7 @@ import type { ProposedStep, Rejection, ReplanReason } from '../../../lib/events'
 import type { RoundLesson } from '../../llm/stage-input';
 import type { WorkspaceFile } from '../../mcp/types';
 import { RunStop, stopIfAborted, type RunContext } from '../context';
+import { askApproval } from '../approval';
 import { callModel } from '../llm-call';
 import { PLAN_PROFILES } from '../profiles';
 import { planRules, type AcceptedPlan, type PlanJudgement, type PlanProfile } from '../profiles/profile';
@@ -28,9 +29,14 @@ export async function gatherByPlan(ctx: RunContext, files: WorkspaceFile[]): Pro
         ? recordJudgement(ctx, round, null, judgeGivenPlan(profile.name, start.plan, planRules(ctx)))
         : await planRound(ctx, profile, round, files, lessons, execution.onContent);
     if (plan.accepted) {
-      const failures = await execution.execute(plan);
-      if (failures.length === 0) return;
-      lessons.push({ round, proposed: plan.steps, rejections: [], failures });
+      const decided = ctx.approvals ? await askApproval(ctx, ctx.approvals, profile, round, plan) : { approved: true as const, plan };
+      if (decided.approved) {
+        const failures = await execution.execute(decided.plan);
+        if (failures.length === 0) return;
+        lessons.push({ round, proposed: decided.plan.steps, rejections: [], failures });
+      } else {
+        lessons.push({ round, proposed: plan.steps, rejections: [decided.rejection], failures: [] });
+      }
     } else {
       lessons.push({ round, proposed: plan.proposed, rejections: plan.rejections, failures: [] });
     }

@@ -106,7 +106,8 @@ export const MIGRATIONS: readonly string[] = [
    );`,
   // People's verdicts given on a run (a count kept with the row, as the rest of its fold): the run
   // list filters on it ("has human verdicts", "needs review"). Runs stored before had none.
-  `ALTER TABLE runs ADD COLUMN human_verdicts INTEGER NOT NULL DEFAULT 0;`,  // The runs list's filters: by model, by status, by the code a run ended with, and the runs people
+  `ALTER TABLE runs ADD COLUMN human_verdicts INTEGER NOT NULL DEFAULT 0;`,
+  // The runs list's filters: by model, by status, by the code a run ended with, and the runs people
   // have judged (few, so a partial index); each in list order, so a filtered first page reads only its rows.
   `CREATE INDEX runs_by_model ON runs (model, created_at DESC, id DESC);
    CREATE INDEX runs_by_status_created ON runs (status, created_at DESC, id DESC);

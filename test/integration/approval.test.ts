@@ -1,0 +1,132 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { foldRun, pendingApproval, type RunState } from '../../lib/run-state';
+import { isRequestError } from '../../server/http/request-error';
+import { ENDPOINT_TASK, endpointAnswer, plan, startHarness, until, type Harness } from '../support/harness';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function startWaiting(harness: Harness, options: object = {}): Promise<{ id: string; request: string }> {
+  const { id } = await harness.runtime.registry.start({ task: ENDPOINT_TASK, approval: 'plan', ...options });
+  const pending = await until('the run to ask for approval', async () => pendingApproval(await viewOf(harness, id)));
+  return { id, request: pending.request };
+}
+
+async function viewOf(harness: Harness, id: string): Promise<RunState> {
+  return foldRun(await harness.runtime.store.events(id));
+}
+
+async function refusal(promise: Promise<unknown>): Promise<{ code: string; rejections?: unknown[] }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isRequestError(error)) return { code: error.code, ...(error.rejections && { rejections: error.rejections }) };
+    throw error;
+  }
+  throw new Error('the decision was not refused');
+}
+
+describe('approve plans before they run, through a fake Ollama server', () => {
+  it('waits without a slot (another run completes meanwhile), and runs the plan once approved', async () => {
+    h = await startHarness(
+      { planner: [{ content: plan('src/config.ts') }, { content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }, { content: endpointAnswer() }] },
+      { PLANSCOPE_MAX_CONCURRENT_RUNS: '1', PLANSCOPE_REVIEW: 'false' },
+    );
+    const { id, request } = await startWaiting(h);
+    const waiting = await viewOf(h, id);
+    expect(pendingApproval(waiting)).toMatchObject({ round: 1, steps: [{ path: 'src/config.ts' }] });
+    expect(waiting.rounds[0]!.steps.map((s) => s.status)).toEqual(['pending']);
+    expect(Object.keys(waiting.observations)).toEqual([]);
+    // Its bridge lease is given back too: the bridge stays open for the next run, with no run on it.
+    expect(h.runtime.bridges.stats().bridges.map((b) => b.runs)).toEqual([0]);
+
+    const other = await h.run(ENDPOINT_TASK);
+    expect(other.result.status).toBe('completed');
+
+    const decision = await h.runtime.registry.decide(id, { request, decision: 'approve' }, 'local');
+    expect(decision).toMatchObject({ decision: 'approve', by: 'local' });
+    const view = await h.runtime.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    expect(Object.keys(view.observations)).toEqual(['src/config.ts']);
+    expect(view.rounds[0]!.approval?.decision).toMatchObject({ decision: 'approve', by: 'local' });
+  });
+
+  it('gives a rejection note to the planner as the reason for another round', async () => {
+    h = await startHarness(
+      { planner: [{ content: plan('README.md') }, { content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] },
+      { PLANSCOPE_REVIEW: 'false' },
+    );
+    const { id, request } = await startWaiting(h);
+    const note = 'README.md says nothing about the endpoint; read src/config.ts instead.';
+    await h.runtime.registry.decide(id, { request, decision: 'reject', note }, 'ops');
+    const second = await until('round 2 to ask for approval', async () => pendingApproval(await viewOf(h!, id))?.round === 2 && pendingApproval(await viewOf(h!, id)));
+    await h.runtime.registry.decide(id, { request: second.request, decision: 'approve' }, 'ops');
+    const view = await h.runtime.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    expect(view.rounds[0]!.replanReasons).toEqual([{ step: null, path: null, code: 'rejected_by_person', message: note }]);
+    expect(view.rounds[0]!.steps.map((s) => s.status)).toEqual(['pending']);
+    const planner2 = view.llmCalls.find((c) => c.call === 'planner#2')!;
+    const prompt = await h.runtime.store.getArtifact(id, planner2.promptArtifact);
+    expect(prompt?.content).toContain(`rejected_by_person: ${note}`);
+  });
+
+  it('refuses an edited plan the Validator rejects and keeps waiting; runs a valid edit instead of the proposed plan', async () => {
+    h = await startHarness({ planner: [{ content: plan('README.md') }], synthesizer: [{ content: endpointAnswer() }] }, { PLANSCOPE_REVIEW: 'false' });
+    const { id, request } = await startWaiting(h);
+    const bad = await refusal(
+      h.runtime.registry.decide(id, { request, decision: 'edit_and_approve', plan: { steps: [{ purpose: 'Read the secrets', path: '.env.local' }] } }, 'local'),
+    );
+    expect(bad.code).toBe('plan_rejected');
+    expect(bad.rejections).toMatchObject([{ step: 0, code: 'path_denied' }]);
+    const unparsable = await refusal(h.runtime.registry.decide(id, { request, decision: 'edit_and_approve', plan: { steps: [] } }, 'local'));
+    expect(unparsable).toMatchObject({ code: 'plan_rejected', rejections: [{ code: 'schema_invalid' }] });
+    expect((await h.runtime.store.getRun(id))?.status).toBe('awaiting_approval');
+
+    await h.runtime.registry.decide(id, { request, decision: 'edit_and_approve', plan: { steps: [{ purpose: 'Read the config', path: './src/config.ts' }] } }, 'local');
+    const view = await h.runtime.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    expect(Object.keys(view.observations)).toEqual(['src/config.ts']);
+    expect(view.rounds[0]!.proposed?.map((s) => s.path)).toEqual(['README.md']);
+    expect(view.rounds[0]!.approval?.decision).toMatchObject({ decision: 'edit_and_approve', steps: [{ path: 'src/config.ts' }] });
+  });
+
+  it('refuses a repeated, late or unknown decision, and records nothing for it', async () => {
+    h = await startHarness({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] }, { PLANSCOPE_REVIEW: 'false' });
+    const { id, request } = await startWaiting(h);
+    expect((await refusal(h.runtime.registry.decide(id, { request: 'not-asked', decision: 'approve' }, 'local'))).code).toBe('approval_not_pending');
+    await h.runtime.registry.decide(id, { request, decision: 'approve' }, 'local');
+    expect((await refusal(h.runtime.registry.decide(id, { request, decision: 'reject', note: 'too late' }, 'local'))).code).toBe('approval_not_pending');
+    await h.runtime.registry.waitFor(id);
+    const events = await h.runtime.store.events(id);
+    expect((await refusal(h.runtime.registry.decide(id, { request, decision: 'approve' }, 'local'))).code).toBe('approval_not_pending');
+    expect(events.filter((e) => e.type === 'approval_decided')).toHaveLength(1);
+    expect(await h.runtime.store.events(id)).toEqual(events);
+    expect((await refusal(h.runtime.registry.decide('no-such-run', { request, decision: 'approve' }, 'local'))).code).toBe('run_not_found');
+  });
+
+  it('ends the run approval_timeout when no decision comes in time', async () => {
+    h = await startHarness({ planner: [{ content: plan('src/config.ts') }] }, { PLANSCOPE_APPROVAL_TIMEOUT_MS: '300' });
+    const { id } = await h.runtime.registry.start({ task: ENDPOINT_TASK, approval: 'plan' });
+    const view = await h.runtime.registry.waitFor(id);
+    expect(view.status).toBe('failed');
+    expect(view.error?.code).toBe('approval_timeout');
+    expect(view.rounds[0]!.approval).toMatchObject({ decision: null });
+  });
+
+  it('cancels a run while it waits', async () => {
+    h = await startHarness({ planner: [{ content: plan('src/config.ts') }] });
+    const { id } = await startWaiting(h);
+    expect(h.runtime.registry.cancel(id)).toBe(true);
+    const view = await h.runtime.registry.waitFor(id);
+    expect(view.status).toBe('cancelled');
+    expect(view.error?.code).toBe('cancelled');
+  });
+
+  it('refuses approval on a ReAct run, which has no plans to approve', async () => {
+    h = await startHarness();
+    expect((await refusal(h.runtime.registry.start({ task: ENDPOINT_TASK, approval: 'plan', strategy: 'react' }))).code).toBe('invalid_request');
+  });
+});
