@@ -8,7 +8,7 @@ export function ReplayJudgementView({ judgement }: { judgement: ReplayJudgement 
   if (judgement === null) return <p className="text-xs muted">Not judged: the call failed.</p>;
   return (
     <div data-testid="replay-judgement" data-validated={judgement.validated} className="space-y-1.5 text-xs">
-      <p className={judgement.validated ? 'text-emerald-700 dark:text-emerald-400' : 'text-red-700 dark:text-red-400'}>{headline(judgement)}</p>
+      <p className={TONE[tone(judgement)]}>{headline(judgement)}</p>
       {judgement.kind === 'plan' && (
         <>
           {judgement.rejections.length > 0 && (
@@ -50,6 +50,19 @@ export function ReplayJudgementView({ judgement }: { judgement: ReplayJudgement 
       {judgement.kind === 'structured' && judgement.error !== null && <p className="break-anywhere">{judgement.error}</p>}
     </div>
   );
+}
+
+const TONE = {
+  good: 'text-emerald-700 dark:text-emerald-400',
+  partial: 'text-amber-800 dark:text-amber-300',
+  bad: 'text-red-700 dark:text-red-400',
+} as const;
+
+/** An answer that parsed may still have claims the Checker does not support. */
+function tone(judgement: ReplayJudgement): keyof typeof TONE {
+  if (!judgement.validated) return 'bad';
+  if (judgement.kind === 'answer' && judgement.check !== null && judgement.check.supported < judgement.check.total) return 'partial';
+  return 'good';
 }
 
 function headline(judgement: ReplayJudgement): string {
