@@ -140,7 +140,11 @@ function ReplayForm({ original, pending, onSend }: { original: ReplayedCall; pen
         <button type="submit" className="btn btn-primary" data-testid="replay-send" disabled={pending}>
           {pending ? 'Replaying…' : repeat > 1 ? `Replay ${repeat} times` : 'Replay'}
         </button>
-        <span className="text-[11px] muted">Sent through the same model adapter; stored as replays of {original.call}, never changing the run.</span>
+        <span className="text-[11px] muted">
+          {model.trim() === 'offline'
+            ? 'The offline baseline answers from the call\'s recorded input: messages and options are not used.'
+            : `Sent through the same model adapter; stored as replays of ${original.call}, never changing the run.`}
+        </span>
       </div>
     </form>
   );
