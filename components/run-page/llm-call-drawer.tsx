@@ -10,6 +10,7 @@ import { Drawer } from '../ui/drawer';
 import { ScrollBox } from '../ui/scroll-box';
 import { Code } from '../ui/panel';
 import { CallStatus } from './llm-call-table';
+import { ReplayPanel } from './replay-panel';
 import { artifactUrl, useArtifact } from './use-artifact';
 
 /** The prompt artifact as the engine writes it: `{model, messages, format}`. Read leniently: an odd one is shown raw. */
@@ -19,8 +20,24 @@ const PromptArtifact = z.object({
   format: z.unknown().optional(),
 });
 
-/** One LLM call laid open: its numbers, the raw prompt (per message, plus the format schema) and the raw response. */
-export function LlmCallDrawer({ runId, call, onClose }: { runId: string; call: LlmCallView | null; onClose: () => void }) {
+/**
+ * One LLM call laid open: its numbers, the raw prompt (per message, plus
+ * the format schema) and the raw response; or, replaying, the call sent
+ * again with edits beside the original.
+ */
+export function LlmCallDrawer({
+  runId,
+  call,
+  replaying,
+  onReplayingChange,
+  onClose,
+}: {
+  runId: string;
+  call: LlmCallView | null;
+  replaying: boolean;
+  onReplayingChange: (replaying: boolean) => void;
+  onClose: () => void;
+}) {
   return (
     <Drawer
       open={call !== null}
@@ -35,11 +52,16 @@ export function LlmCallDrawer({ runId, call, onClose }: { runId: string; call: L
             <span className="text-xs">
               <CallStatus call={call} />
             </span>
+            {call.finishedAt !== null && (
+              <button type="button" className="btn" data-testid="replay-toggle" aria-pressed={replaying} onClick={() => onReplayingChange(!replaying)}>
+                {replaying ? 'Back to the call' : 'Replay'}
+              </button>
+            )}
           </div>
         )
       }
     >
-      {call && <CallBody runId={runId} call={call} />}
+      {call && (replaying && call.finishedAt !== null ? <ReplayPanel runId={runId} call={call.call} /> : <CallBody runId={runId} call={call} />)}
     </Drawer>
   );
 }

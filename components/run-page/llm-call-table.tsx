@@ -12,9 +12,9 @@ import { useNow } from '../use-now';
 /**
  * Every LLM call of the run, one row each as a plan-and-execute log keeps them: label and
  * number, sizes in characters and tokens, duration and `done_reason`; a row
- * opens the raw prompt and response.
+ * opens the raw prompt and response, and its Replay button the call's replay.
  */
-export const LlmCallTable = memo(function LlmCallTable({ calls, onOpenCall }: { calls: LlmCallView[]; onOpenCall: (call: string) => void }) {
+export const LlmCallTable = memo(function LlmCallTable({ calls, onOpenCall }: { calls: LlmCallView[]; onOpenCall: (call: string, replay?: boolean) => void }) {
   const anyRunning = calls.some((c) => c.finishedAt === null);
   const now = useNow(anyRunning, 250);
   const agg = aggregateCalls(calls);
@@ -76,6 +76,22 @@ export const LlmCallTable = memo(function LlmCallTable({ calls, onOpenCall }: { 
                   <td className="td">
                     <CallStatus call={c} />
                   </td>
+                  <td className="td">
+                    {c.finishedAt !== null && (
+                      <button
+                        type="button"
+                        className="btn"
+                        data-testid="llm-call-replay"
+                        aria-label={`Replay ${c.call}`}
+                        onClick={(e) => {
+                          e.stopPropagation();
+                          onOpenCall(c.call, true);
+                        }}
+                      >
+                        Replay
+                      </button>
+                    )}
+                  </td>
                 </tr>
               );
             })}
@@ -126,4 +142,5 @@ const CALL_COLUMNS: readonly Column[] = [
   { label: 'Duration', num: true },
   { label: 'done_reason' },
   { label: 'Status' },
+  { label: 'Replay', title: 'Send the call again, edited or not, and compare the replies' },
 ];

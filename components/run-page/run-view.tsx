@@ -42,6 +42,11 @@ export function RunView({
   const { view, connection, streamError } = useRunEvents(runId, initialEvents);
   const [selection, setSelection] = useState<ObservationSelection | null>(null);
   const [openCall, setOpenCall] = useState<string | null>(null);
+  const [replaying, setReplaying] = useState(false);
+  const openLlmCall = useCallback((name: string, replay = false) => {
+    setOpenCall(name);
+    setReplaying(replay);
+  }, []);
   const live = !isTerminal(view.status);
   const observed = useMemo(() => new Set(Object.keys(view.observations)), [view.observations]);
   useRunPageKeys();
@@ -78,7 +83,7 @@ export function RunView({
         calls={view.llmCalls}
         maxRounds={view.limits?.maxRounds ?? null}
         runLive={live}
-        onOpenCall={setOpenCall}
+        onOpenCall={openLlmCall}
       />
 
       <div className="grid items-start gap-3 lg:grid-cols-[minmax(0,5fr)_minmax(0,6fr)]">
@@ -89,7 +94,7 @@ export function RunView({
             review={view.review}
             runLive={live}
             onOpenCitation={openCitation}
-            onOpenCall={setOpenCall}
+            onOpenCall={openLlmCall}
           />
           <StepTimeline rounds={view.rounds} runLive={live} observed={observed} onOpenObservation={openObservation} />
         </div>
@@ -106,8 +111,8 @@ export function RunView({
         </div>
       </div>
 
-      <LlmCallTable calls={view.llmCalls} onOpenCall={setOpenCall} />
-      <LlmCallDrawer runId={runId} call={call} onClose={() => setOpenCall(null)} />
+      <LlmCallTable calls={view.llmCalls} onOpenCall={openLlmCall} />
+      <LlmCallDrawer runId={runId} call={call} replaying={replaying} onReplayingChange={setReplaying} onClose={() => setOpenCall(null)} />
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../lib/replay';
 import type { RequestError } from '../../server/http/request-error';
-import { answer, ENDPOINT_TASK, endpointAnswer, plan, startHarness, type Harness } from '../support/harness';
+import { answer, ENDPOINT_TASK, endpointAnswer, generalPlan, plan, readStep, reasonStep, startHarness, type Harness } from '../support/harness';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -139,6 +139,30 @@ describe('replaying a recorded LLM call', () => {
     expect(await refusal(replayer.replay(run.id, 'planner#1', { model: 'offline' }, signal()))).toEqual({ code: 'call_not_replayable', status: 409 });
     expect(chats(h).length).toBe(sentBefore);
     expect((await replayer.list(run.id, 'planner#1')).replays).toEqual([]);
+  });
+
+  it('judges a general plan by the tools on offer and a reasoning step\'s reply by its schema', async () => {
+    const reasoned = (status: string) => ({ content: JSON.stringify({ status, result: 'From OLLAMA_HOST.', reason: '' }) });
+    h = await startHarness(
+      { planner: [generalPlan(readStep(1, 'src/config.ts'), reasonStep(2, [1]))], executor: [reasoned('done')], synthesizer: [{ content: endpointAnswer() }] },
+      { PLANSCOPE_REVIEW: 'false' },
+    );
+    const run = await h.run(ENDPOINT_TASK, { profile: 'general' });
+    expect(run.view.status).toBe('completed');
+    const [planner, executor] = run.view.llmCalls;
+    expect([planner!.label, executor!.label]).toEqual(['planner', 'executor']);
+
+    h.fake.setScript({
+      planner: [{ content: JSON.stringify({ goal: 'Look further', steps: [{ id: 1, kind: 'tool', tool: 'shell.exec', args: {}, purpose: 'Run it', dependsOn: [] }] }) }],
+      executor: [reasoned('maybe')],
+    });
+    const planned = await h.runtime.replayer.replay(run.id, planner!.call, {}, signal());
+    expect(planned.replays[0]!.judgement).toMatchObject({ kind: 'plan', validated: false, rejections: [{ code: 'unsupported_step' }] });
+    const reasonedAgain = await h.runtime.replayer.replay(run.id, executor!.call, {}, signal());
+    expect(reasonedAgain.replays[0]!.judgement).toMatchObject({ kind: 'structured', validated: false, error: expect.stringMatching(/status/) });
+    const { original } = await h.runtime.replayer.list(run.id, executor!.call);
+    expect(original.judgement).toEqual({ kind: 'structured', validated: true, error: null, value: { status: 'done', result: 'From OLLAMA_HOST.', reason: '' } });
+    expect((await h.runtime.replayer.list(run.id, planner!.call)).original.judgement).toMatchObject({ kind: 'plan', validated: true, goal: 'Find how the endpoint is set' });
   });
 
   it('replays an offline baseline call with the baseline, from the input the call kept, and with an Ollama model from its prompt', async () => {

@@ -24,7 +24,9 @@ export function POST(request: Request, { params }: Params): Promise<Response> {
   return handle(async () => {
     const { id, call } = await params;
     const input = await readJsonBody(request, MAX_BODY_BYTES);
-    const body: ReplayBatch = await getRuntime().replayer.replay(id, call, input, request.signal);
+    const { replayer, stopping } = getRuntime();
+    // A client that goes away, or a server shutting down, ends the replay's model call.
+    const body: ReplayBatch = await replayer.replay(id, call, input, AbortSignal.any([request.signal, stopping]));
     return Response.json(body, { status: 201 });
   });
 }
