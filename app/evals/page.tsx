@@ -1,16 +1,26 @@
 import type { Metadata } from 'next';
 import type { EvalList } from '@/lib/api';
+import { agreementByModel } from '@/lib/agreement';
+import { AgreementPanel } from '@/components/evals/agreement-panel';
 import { EvalListTable } from '@/components/evals/eval-list-table';
 import { getRuntime } from '@/server/runtime';
-import { evalSummaries } from '@/server/store/queries';
+import { evalSummaries, judgedClaims } from '@/server/store/queries';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 export const metadata: Metadata = { title: 'Evaluations' };
 
-/** Stored evaluations (run by `npm run eval`), newest first; the list then refreshes through `GET /api/evals`. */
+/** Runs with people's verdicts the agreement tables read at most, newest first: each is folded from its events. */
+const JUDGED_RUNS_SCAN = 500;
+
+/**
+ * Stored evaluations (run by `npm run eval`), newest first; the list then refreshes through `GET /api/evals`.
+ * Beneath, how the automated judges agree with people's verdicts.
+ */
 export default async function EvalsPage() {
-  const initial: EvalList = { evals: await evalSummaries(getRuntime().evals, 50) };
+  const { evals, store } = getRuntime();
+  const [summaries, judged] = await Promise.all([evalSummaries(evals, 50), judgedClaims(store, JUDGED_RUNS_SCAN)]);
+  const initial: EvalList = { evals: summaries };
   return (
     <div className="space-y-3">
       <div>
@@ -21,6 +31,7 @@ export default async function EvalsPage() {
         </p>
       </div>
       <EvalListTable initial={initial} />
+      <AgreementPanel models={agreementByModel(judged.claims)} runs={judged.runs} scan={JUDGED_RUNS_SCAN} />
     </div>
   );
 }

@@ -1,6 +1,8 @@
+import { judgedClaimsOf, type JudgedClaim } from '../../lib/agreement';
 import { toRunSummary, type RepeatedTask, type RunSummary } from '../../lib/api';
 import { toEvalSummary, type EvalSummary } from '../../lib/eval';
 import type { RunRow } from '../../lib/run-row';
+import { foldRun } from '../../lib/run-state';
 import type { EvalStore } from './eval-store';
 import type { RunStore } from './run-store';
 
@@ -35,4 +37,15 @@ export async function evalSummaries(store: EvalStore, limit: number): Promise<Ev
   const heads = await store.list(limit);
   const records = await Promise.all(heads.map((head) => store.get(head.id)));
   return records.flatMap((record) => (record ? [toEvalSummary(record)] : []));
+}
+
+/**
+ * Every claim people have judged among the newest `scan` runs with human
+ * verdicts, each person's current verdict beside the automated judges',
+ * and how many runs that was (the agreement tables are computed from them).
+ */
+export async function judgedClaims(store: RunStore, scan: number): Promise<{ claims: JudgedClaim[]; runs: number }> {
+  const rows = await store.listRuns({ limit: scan, filter: { review: 'judged' } });
+  const claims = await Promise.all(rows.map(async (row) => judgedClaimsOf(row.id, foldRun(await store.events(row.id)))));
+  return { claims: claims.flat(), runs: rows.length };
 }

@@ -34,7 +34,7 @@ export default async function RunPage({ params }: Params) {
   const events = await store.events(id, 0);
   const created = events.find((e) => e.type === 'run_created');
   const traceUrl = traceLink(config.telemetry.traceUrl, parseTraceparent(created?.traceparent)?.traceId ?? null);
-  return <RunView key={id} runId={id} initialEvents={events} head={await openingText(id, events)} traceUrl={traceUrl} />;
+  return <RunView key={id} runId={id} initialEvents={events} head={await openingText(id, events)} traceUrl={traceUrl} person={config.person} />;
 }
 
 /**

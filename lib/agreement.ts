@@ -1,0 +1,144 @@
+import type { CheckedClaim } from './checker';
+import type { HumanVerdict } from './human-verdict';
+import type { ReviewVerdict } from './review';
+import type { RunState } from './run-state';
+
+/**
+ * How the automated judges agree with people. For every claim a person has
+ * judged (their current verdict; each person's counts once), the Checker's
+ * verdict and the Reviewer's are set against the person's: a confusion
+ * table each, and, for the question "does the judge flag what a person
+ * calls incorrect?", precision, recall and Cohen's kappa. A person's
+ * `unsure` is counted in the tables and left out of the rest, which ask a
+ * yes-or-no question; a verdict on the whole answer has no automated
+ * counterpart per claim and is not counted here.
+ */
+
+/** The Checker's verdict as the tables show it: a supported claim resting on a plan comment apart. */
+export type CheckerCategory = 'supported' | 'plan_as_fact' | 'unsupported' | 'mis-cited';
+export const CHECKER_CATEGORIES: readonly CheckerCategory[] = ['supported', 'plan_as_fact', 'unsupported', 'mis-cited'];
+
+/** The Reviewer's verdict, or `not_reviewed` for a claim it did not judge (no valid citation, or no review). */
+export type ReviewerCategory = ReviewVerdict | 'not_reviewed';
+export const REVIEWER_CATEGORIES: readonly ReviewerCategory[] = ['supported', 'not_supported', 'plan_as_fact', 'not_reviewed'];
+
+export const HUMAN_CATEGORIES: readonly HumanVerdict[] = ['correct', 'incorrect', 'unsure'];
+
+/** One person's current verdict on one claim, with what the automated judges said of it. */
+export interface JudgedClaim {
+  runId: string;
+  model: string;
+  /** The claim's number, from 1. */
+  claim: number;
+  by: string;
+  human: HumanVerdict;
+  checker: CheckerCategory;
+  reviewer: ReviewerCategory;
+}
+
+/** Each person's current verdict on each claim of a run, beside the Checker's and the Reviewer's. */
+export function judgedClaimsOf(runId: string, view: RunState): JudgedClaim[] {
+  const claims = view.check?.claims ?? [];
+  return view.humanVerdicts.current.flatMap((v) => {
+    const claim = v.claim === null ? undefined : claims[v.claim - 1];
+    if (v.claim === null || claim === undefined) return [];
+    const review = view.review?.reviews.find((r) => r.claim === v.claim);
+    return [{ runId, model: view.model, claim: v.claim, by: v.by, human: v.verdict, checker: checkerCategory(claim), reviewer: review?.verdict ?? 'not_reviewed' }];
+  });
+}
+
+function checkerCategory(claim: CheckedClaim): CheckerCategory {
+  if (claim.verdict === 'supported' && claim.flags?.some((f) => f.code === 'plan_as_fact')) return 'plan_as_fact';
+  return claim.verdict;
+}
+
+/** Counts of the yes-or-no question: the judge flags the claim (positive) against the person calling it incorrect. */
+export interface BinaryCounts {
+  /** Flagged, and called incorrect. */
+  tp: number;
+  /** Flagged, and called correct. */
+  fp: number;
+  /** Not flagged, and called incorrect. */
+  fn: number;
+  /** Not flagged, and called correct. */
+  tn: number;
+}
+
+/** Cohen's kappa, or why it is undefined (no pairs; both sides always saying the same one thing). */
+export type Kappa = { value: number; reason: null } | { value: null; reason: string };
+
+export interface JudgeAgreement<C extends string> {
+  /** `table[automated][human]`: how many judged claims fell there. */
+  table: Record<C, Record<HumanVerdict, number>>;
+  /** Judged claims in the table. */
+  total: number;
+  counts: BinaryCounts;
+  /** Of the claims the judge flagged, the share a person called incorrect; null when it flagged none (of those a person was sure of). */
+  precision: number | null;
+  /** Of the claims a person called incorrect, the share the judge flagged; null when a person called none incorrect. */
+  recall: number | null;
+  kappa: Kappa;
+}
+
+export interface ModelAgreement {
+  /** The model, or null for every model together. */
+  model: string | null;
+  checker: JudgeAgreement<CheckerCategory>;
+  /** Claims the Reviewer did not judge are in its table (`not_reviewed`) and out of its yes-or-no counts. */
+  reviewer: JudgeAgreement<ReviewerCategory>;
+}
+
+/** Every model together first, then each model by name. */
+export function agreementByModel(claims: readonly JudgedClaim[]): ModelAgreement[] {
+  const models = [...new Set(claims.map((c) => c.model))].sort();
+  const of = (model: string | null, items: readonly JudgedClaim[]): ModelAgreement => ({
+    model,
+    checker: judgeAgreement(items, CHECKER_CATEGORIES, (c) => c.checker, (category) => category !== 'supported'),
+    reviewer: judgeAgreement(items, REVIEWER_CATEGORIES, (c) => c.reviewer, (category) => (category === 'not_reviewed' ? null : category !== 'supported')),
+  });
+  return [of(null, claims), ...models.map((model) => of(model, claims.filter((c) => c.model === model)))];
+}
+
+function judgeAgreement<C extends string>(
+  claims: readonly JudgedClaim[],
+  categories: readonly C[],
+  categoryOf: (claim: JudgedClaim) => C,
+  /** Whether the judge flags a claim of this category; null: it did not judge it. */
+  flags: (category: C) => boolean | null,
+): JudgeAgreement<C> {
+  const table = Object.fromEntries(categories.map((c) => [c, { correct: 0, incorrect: 0, unsure: 0 }])) as Record<C, Record<HumanVerdict, number>>;
+  const counts: BinaryCounts = { tp: 0, fp: 0, fn: 0, tn: 0 };
+  for (const claim of claims) {
+    const category = categoryOf(claim);
+    table[category][claim.human] += 1;
+    const flagged = flags(category);
+    if (flagged === null || claim.human === 'unsure') continue;
+    const incorrect = claim.human === 'incorrect';
+    if (flagged && incorrect) counts.tp += 1;
+    else if (flagged) counts.fp += 1;
+    else if (incorrect) counts.fn += 1;
+    else counts.tn += 1;
+  }
+  return {
+    table,
+    total: claims.length,
+    counts,
+    precision: ratio(counts.tp, counts.tp + counts.fp),
+    recall: ratio(counts.tp, counts.tp + counts.fn),
+    kappa: cohensKappa(counts),
+  };
+}
+
+function ratio(part: number, whole: number): number | null {
+  return whole === 0 ? null : part / whole;
+}
+
+/** Agreement beyond chance between the judge's flag and the person's "incorrect", over the pairs both were sure of. */
+export function cohensKappa({ tp, fp, fn, tn }: BinaryCounts): Kappa {
+  const n = tp + fp + fn + tn;
+  if (n === 0) return { value: null, reason: 'no claims both judged' };
+  const observed = (tp + tn) / n;
+  const expected = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / (n * n);
+  if (expected === 1) return { value: null, reason: 'undefined: the judge and the people each gave one answer only, the same' };
+  return { value: (observed - expected) / (1 - expected), reason: null };
+}
