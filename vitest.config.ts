@@ -21,6 +21,7 @@ const ON_POSTGRES = [
   'test/integration/telemetry.test.ts',
   'test/integration/eval.test.ts',
   'test/integration/workspace-roots.test.ts',
+  'test/integration/human-verdicts.test.ts',
   'test/reliability/model-output.test.ts',
   'test/reliability/injection.test.ts',
   'test/reliability/secret-content.test.ts',

@@ -66,6 +66,7 @@ const MEASUREMENTS = [
   { name: 'peer', file: 'm-peer.ts', what: '4. LangGraph.js peer', timeoutS: 300 },
   { name: 'cold', file: 'm-cold.ts', what: '7. cold start', timeoutS: 240 },
   { name: 'store', file: 'm-store.ts', what: '10. PostgreSQL store: appends beside SQLite, fan-out across runtimes, runs list with 100,000 runs', timeoutS: 360 },
+  { name: 'filters', file: 'm-filters.ts', what: '11. runs list filters with 10,000 runs, SQLite and PostgreSQL', timeoutS: 180 },
   { name: 'web', file: 'm-web.ts', what: '6. dashboard at scale, 5. streaming latency', timeoutS: 360 },
 ];
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null;

@@ -8,6 +8,7 @@ import { ThemeToggle } from './theme/theme-toggle';
 const NAV = [
   { href: '/', label: 'New run', active: (p: string) => p === '/' },
   { href: '/runs', label: 'Runs', active: (p: string) => p.startsWith('/runs') || p.startsWith('/compare') },
+  { href: '/review', label: 'Review', active: (p: string) => p.startsWith('/review') },
   { href: '/evals', label: 'Evaluations', active: (p: string) => p.startsWith('/evals') },
 ];
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ErrorInfo } from './codes';
-import type { RunEvent } from './events';
+import type { EventOf, RunEvent } from './events';
 import type { RunResult } from './result';
 import type { EvalSummary } from './eval';
 import type { ReadPolicyInfo } from './policy';
@@ -35,6 +35,11 @@ export const RepeatedTask = z.object({
 export type RepeatedTask = z.infer<typeof RepeatedTask>;
 
 export type RunDetail = RunResult & { events: RunEvent[] };
+
+/** `POST /api/runs/:id/verdicts`: the verdict as stored, for the page to fold in. */
+export interface HumanVerdictResponse {
+  event: EventOf<'human_verdict'>;
+}
 
 export interface OllamaHealth {
   /** Credentials masked. */

@@ -72,7 +72,7 @@ export const RequestErrorCode = z.enum([
   'unauthorized',
   /** Cancelling a run that is no longer queued or running. */
   'not_running',
-  /** Exporting a run that is still queued or running: a bundle holds a finished run. */
+  /** A person's verdict on a run that has not ended yet, or exporting it: a bundle holds a finished run. */
   'run_not_finished',
   /** An imported bundle that is not JSON, not a planscope run bundle, or not of its schema (events aside). */
   'bundle_invalid',

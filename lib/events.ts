@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AnswerCheck } from './checker';
 import { ErrorInfo, RejectionCode, StepErrorCode, WaitReason } from './codes';
+import { HumanVerdictFields } from './human-verdict';
 import { ClaimReview } from './review';
 
 /**
@@ -245,6 +246,12 @@ export const RunEvent = z.discriminatedUnion('type', [
   event('answer_checked', AnswerCheck.shape),
   event('answer_reviewed', AnswerReview.shape),
   event('run_finished', { status: TerminalStatus, error: ErrorInfo.nullable() }),
+  /**
+   * A person's verdict on a claim or on the whole answer, appended to a
+   * finished run's log (never before it ends): the run's status and outcome
+   * stay as they were, and the Checker's and Reviewer's verdicts are not touched.
+   */
+  event('human_verdict', HumanVerdictFields.shape),
 ]);
 export type RunEvent = z.infer<typeof RunEvent>;
 export type RunEventType = RunEvent['type'];

@@ -3,6 +3,7 @@ import { callEntry, LlmCallEntry } from './call-log';
 import { AnswerCheck } from './checker';
 import { ErrorInfo } from './codes';
 import { AnswerReview, ObservationMeta, PlanProfile, RunStatus, Strategy } from './events';
+import { HumanVerdictFields, type HumanVerdictEntry } from './human-verdict';
 import { RoundOutcome, roundOutcomes } from './round-outcome';
 import { attemptsOf, isTerminal, type LlmCallView, type RunState } from './run-state';
 
@@ -19,6 +20,10 @@ export const LlmAggregates = z.strictObject({
   evalTokens: z.int().min(0),
 });
 export type LlmAggregates = z.infer<typeof LlmAggregates>;
+
+/** One person's verdict as the Result reports it. */
+export const ResultHumanVerdict = z.strictObject({ ...HumanVerdictFields.shape, seq: z.int().min(1), at: z.iso.datetime() });
+export type ResultHumanVerdict = z.infer<typeof ResultHumanVerdict>;
 
 /**
  * The Result of the external contract (README: CLI `--json`, `GET /api/runs/:id`), plus
@@ -53,6 +58,12 @@ export const RunResult = z.strictObject({
   llm: LlmAggregates,
   /** Every LLM call in the order they began. */
   llmCalls: z.array(LlmCallEntry),
+  /**
+   * People's verdicts, apart from the Checker's and the Reviewer's: the
+   * latest of each person on each claim (`claim` null: the whole answer), and
+   * every verdict given. Empty for a run nobody has judged.
+   */
+  humanVerdicts: z.strictObject({ current: z.array(ResultHumanVerdict), history: z.array(ResultHumanVerdict) }),
 });
 export type RunResult = z.infer<typeof RunResult>;
 
@@ -82,7 +93,12 @@ export function toResult(id: string, view: RunState): RunResult {
     durationMs: runDurationMs(view),
     llm: aggregateCalls(view.llmCalls),
     llmCalls: view.llmCalls.map((c) => callEntry(c, isTerminal(view.status))),
+    humanVerdicts: { current: view.humanVerdicts.current.map(resultVerdict), history: view.humanVerdicts.history.map(resultVerdict) },
   };
+}
+
+function resultVerdict(entry: HumanVerdictEntry): ResultHumanVerdict {
+  return { ...entry, at: new Date(entry.at).toISOString() };
 }
 
 export function runDurationMs(view: RunState, now?: number): number | null {

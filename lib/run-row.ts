@@ -51,6 +51,8 @@ export const RunProgress = z.object({
   errorCode: ErrorInfo.shape.code.nullable(),
   /** Sequence number of the last event stored. */
   lastSeq: z.number().int(),
+  /** People's verdicts given on the run, superseded ones included: 0 is a run nobody has judged yet. */
+  humanVerdicts: z.number().int().min(0),
 });
 export type RunProgress = z.infer<typeof RunProgress>;
 
@@ -73,5 +75,6 @@ export function runProgressOf(state: RunState): RunProgress {
     evalTokens,
     errorCode: state.error?.code ?? null,
     lastSeq: state.lastSeq,
+    humanVerdicts: state.humanVerdicts.history.length,
   };
 }

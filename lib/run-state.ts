@@ -13,6 +13,7 @@ import {
   type RunStatus,
   type StepStatus,
 } from './events';
+import { addHumanVerdict, noHumanVerdicts, type HumanVerdictsView } from './human-verdict';
 
 /**
  * The one reducer: a run's state is a pure fold of its events. The server uses
@@ -92,6 +93,8 @@ export interface RunState extends RunCreated {
   check: AnswerCheck | null;
   review: AnswerReview | null;
   error: ErrorInfo | null;
+  /** People's verdicts on the claims and the answer, kept apart from the Checker's and the Reviewer's. */
+  humanVerdicts: HumanVerdictsView;
   /** Sequence number of the last event folded in; the stream resumes after it. */
   lastSeq: number;
 }
@@ -117,6 +120,7 @@ export const emptyRun: RunState = {
   check: null,
   review: null,
   error: null,
+  humanVerdicts: noHumanVerdicts,
   lastSeq: 0,
 };
 
@@ -306,6 +310,11 @@ function reduce(s: RunState, e: RunEvent): RunState {
       return { ...s, review: { call: e.call, reviews: e.reviews, error: e.error } };
     case 'run_finished':
       return { ...s, status: e.status, waiting: null, error: e.error, finishedAt: e.at };
+    case 'human_verdict':
+      return {
+        ...s,
+        humanVerdicts: addHumanVerdict(s.humanVerdicts, { seq: e.seq, at: e.at, claim: e.claim, verdict: e.verdict, note: e.note, by: e.by }),
+      };
   }
 }
 

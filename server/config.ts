@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { CallLabel, type CallOptions, type PlanProfile, type RunLimits } from '../lib/events';
+import { LOCAL_PERSON, MAX_PERSON_CHARS } from '../lib/human-verdict';
 import { maskHost } from '../lib/mask';
 import { buildPathPolicy, type PathPolicy } from '../lib/policy';
 import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './mcp/servers-config';
@@ -37,6 +38,8 @@ const Env = z.object({
   PORT: int(1, 65535, 3000),
   HOSTNAME: z.string().trim().min(1).default('127.0.0.1'),
   PLANSCOPE_TOKEN: z.string().trim().min(8, 'PLANSCOPE_TOKEN must be at least 8 characters').optional(),
+  /** Who a request carrying the token acts as, in the verdicts people give. */
+  PLANSCOPE_TOKEN_NAME: z.string().trim().min(1).max(MAX_PERSON_CHARS).default('token'),
   PLANSCOPE_MAX_ROUNDS: int(1, 10, 2),
   /** Steps a file plan may have, and a general plan. */
   PLANSCOPE_MAX_STEPS: int(1, 20, 4),
@@ -98,6 +101,8 @@ export interface Config {
   port: number;
   hostname: string;
   token: string | null;
+  /** Who a request acts as (a person's verdicts say it): the token's name, or `local` when the server needs no token. */
+  person: string;
   /** Every run's limits but those that depend on the run (`runLimits`); a run's request may set its own `maxRounds`. */
   limits: Omit<RunLimits, 'maxSteps' | 'toolBudget'>;
   /** Steps a plan may have, by plan profile. */
@@ -208,6 +213,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     hostname: e.HOSTNAME,
     token: e.PLANSCOPE_TOKEN ?? null,
+    person: e.PLANSCOPE_TOKEN === undefined ? LOCAL_PERSON : e.PLANSCOPE_TOKEN_NAME,
     limits: {
       maxRounds: e.PLANSCOPE_MAX_ROUNDS,
       runTimeoutMs: e.PLANSCOPE_RUN_TIMEOUT_MS,

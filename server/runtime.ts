@@ -7,6 +7,7 @@ import { connectToolServers, type ToolDescriptor, type ToolServers } from './mcp
 import { workspaceToolDescriptors, workspaceToolOptions } from './mcp/workspace-tools';
 import { BridgePool } from './runs/bridge-pool';
 import { RunBus } from './runs/bus';
+import { HumanVerdictLog } from './runs/human-verdicts';
 import { localFeed, NotifiedFeed, type EventFeed } from './runs/feed';
 import { RunRegistry } from './runs/registry';
 import type { EvalStore } from './store/eval-store';
@@ -24,6 +25,8 @@ export interface Runtime {
   feed: EventFeed;
   bridges: BridgePool;
   registry: RunRegistry;
+  /** People's verdicts, appended to finished runs. */
+  verdicts: HumanVerdictLog;
   evals: EvalStore;
   /** Runs as metrics, and as OpenTelemetry traces and metrics when an OTLP endpoint is configured. */
   telemetry: Telemetry;
@@ -83,6 +86,7 @@ export function createRuntime(config: Config): Runtime {
     feed,
     bridges,
     registry,
+    verdicts: new HumanVerdictLog(store, bus),
     evals: stores.evals,
     telemetry,
     logFile: log?.file ?? null,

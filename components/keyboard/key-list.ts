@@ -32,6 +32,14 @@ export const KEY_GROUPS: { title: string; lines: KeyLine[] }[] = [
     ],
   },
   {
+    title: 'Review queue',
+    lines: [
+      { keys: ['n', 'p'], does: 'Next / previous run to review' },
+      { keys: ['j', 'k'], does: 'Next / previous claim (the whole answer last)' },
+      { keys: ['c', 'i', 'u'], does: 'Mark the focused claim correct, incorrect or unsure, then go to the next' },
+    ],
+  },
+  {
     title: 'New run',
     lines: [{ keys: ['Ctrl Enter', '⌘ Enter'], does: 'Start the run (in the task field)' }],
   },

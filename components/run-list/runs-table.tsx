@@ -3,6 +3,7 @@
 import Link from 'next/link';
 import { useMemo, useState, type KeyboardEvent } from 'react';
 import type { RunSummary } from '@/lib/api';
+import { isFiltered, type RunFilter } from '@/lib/run-filter';
 import { formatAgo, formatDuration, formatTimestamp, isoOf } from '../format';
 import { BaselineTag } from '../ui/baseline-tag';
 import { ImportedTag } from '../ui/imported-tag';
@@ -17,8 +18,8 @@ import { isLiveRun, useRuns } from './use-runs';
  * list is one Tab stop: the arrow keys (and Home, End) move between the
  * runs, Enter opens one.
  */
-export function RunsTable({ limit = 50, title = 'Recent runs' }: { limit?: number; title?: string }) {
-  const query = useRuns(limit);
+export function RunsTable({ limit = 50, title = 'Recent runs', filter = {} }: { limit?: number; title?: string; filter?: RunFilter }) {
+  const query = useRuns(limit, filter);
   const runs = useMemo(() => query.data?.pages.flatMap((p) => p.runs) ?? [], [query.data]);
   const anyLive = runs.some(isLiveRun);
   const now = useNow(true, anyLive ? 1000 : 30_000);
@@ -51,8 +52,8 @@ export function RunsTable({ limit = 50, title = 'Recent runs' }: { limit?: numbe
           </p>
         )}
         {query.isSuccess && runs.length === 0 && (
-          <p className="px-3 py-6 text-center text-xs muted">
-            No runs yet. Start one — the offline baseline works without Ollama.
+          <p className="px-3 py-6 text-center text-xs muted" data-testid="runs-empty">
+            {isFiltered(filter) ? 'No runs match these filters.' : 'No runs yet. Start one — the offline baseline works without Ollama.'}
           </p>
         )}
       </div>
@@ -97,6 +98,11 @@ function RunRow({ run, now, tabStop, onFocus }: { run: RunSummary; now: number |
         {run.errorCode && (
           <div className="mt-1 truncate font-mono text-[10px] text-red-700 dark:text-red-400" title={run.errorCode}>
             {run.errorCode}
+          </div>
+        )}
+        {run.humanVerdicts > 0 && (
+          <div className="mt-1 truncate text-[10px] text-violet-800 dark:text-violet-300" data-testid="run-judged">
+            {run.humanVerdicts} human verdict{run.humanVerdicts === 1 ? '' : 's'}
           </div>
         )}
       </td>

@@ -2,6 +2,7 @@
 
 import { useInfiniteQuery } from '@tanstack/react-query';
 import type { RunList, RunSummary } from '@/lib/api';
+import { runFilterParams, type RunFilter } from '@/lib/run-filter';
 import { fetchJson } from '../fetch-json';
 
 export function isLiveRun(run: Pick<RunSummary, 'status'>): boolean {
@@ -9,15 +10,17 @@ export function isLiveRun(run: Pick<RunSummary, 'status'>): boolean {
 }
 
 /**
- * `GET /api/runs`, newest first, paged by cursor. Polls quickly while any
+ * `GET /api/runs`, newest first, paged by cursor, narrowed by `filter`. Polls quickly while any
  * listed run is live and slowly otherwise (runs started from the CLI appear too).
  */
-export function useRuns(limit: number) {
+export function useRuns(limit: number, filter: RunFilter = {}) {
+  const filterQuery = runFilterParams(filter).toString();
   return useInfiniteQuery({
-    queryKey: ['runs', limit],
+    queryKey: ['runs', limit, filterQuery],
     initialPageParam: null as string | null,
     queryFn: ({ pageParam }) => {
-      const params = new URLSearchParams({ limit: String(limit) });
+      const params = new URLSearchParams(filterQuery);
+      params.set('limit', String(limit));
       if (pageParam) params.set('before', pageParam);
       return fetchJson<RunList>(`/api/runs?${params}`);
     },

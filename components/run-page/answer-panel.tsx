@@ -1,8 +1,11 @@
 import { memo } from 'react';
 import { formatCitation } from '@/lib/answer';
 import type { AnswerCheck, CheckedCitation, CheckedClaim, CitationVerdict } from '@/lib/checker';
+import type { HumanVerdictsView } from '@/lib/human-verdict';
 import type { ClaimReview } from '@/lib/review';
 import type { RunState } from '@/lib/run-state';
+import type { GiveVerdict } from '../human-verdicts/give-verdict';
+import { VerdictBar } from '../human-verdicts/verdict-bar';
 import { citationChipClass } from '../ui/citation-chip';
 import { ClaimFlagsNote } from '../ui/claim-flags-note';
 import { ClaimReviewNote } from '../ui/claim-review-note';
@@ -26,15 +29,25 @@ const CITATION_EXPLAIN: Record<CitationVerdict, string> = {
   quote_mismatch: 'The quoted text does not occur in the cited lines.',
 };
 
+/** What people's verdicts need on a finished run's answer: who is judging, everyone's verdicts, and how to give one. */
+export interface Judging {
+  person: string;
+  verdicts: HumanVerdictsView;
+  verdict: GiveVerdict;
+}
+
 /**
  * The answer as the Checker judged it: each claim with its verdict, each
- * citation a button that opens the cited lines in the observation viewer.
+ * citation a button that opens the cited lines in the observation viewer;
+ * once the run has ended, people's verdicts on each claim and on the
+ * whole answer, beside the Checker's and the Reviewer's.
  */
 export const AnswerPanel = memo(function AnswerPanel({
   answer,
   check,
   review,
   runLive,
+  judging = null,
   onOpenCitation,
   onOpenCall,
 }: {
@@ -42,6 +55,8 @@ export const AnswerPanel = memo(function AnswerPanel({
   check: AnswerCheck | null;
   review: RunState['review'];
   runLive: boolean;
+  /** Null while the run is live (verdicts are given once it has ended) and where none are shown. */
+  judging?: Judging | null;
   onOpenCitation: (citation: CheckedCitation) => void;
   onOpenCall: (call: string) => void;
 }) {
@@ -56,11 +71,13 @@ export const AnswerPanel = memo(function AnswerPanel({
                 index={i}
                 claim={claim}
                 review={review?.reviews.find((r) => r.claim === i + 1) ?? null}
+                judging={judging}
                 onOpenCitation={onOpenCitation}
               />
             ))}
           </ol>
           {review && <ReviewFooter review={review} onOpenCall={onOpenCall} />}
+          {judging && <WholeAnswerVerdicts judging={judging} />}
         </>
       ) : answer !== null ? (
         <p className="px-3 py-2.5 text-sm leading-relaxed whitespace-pre-wrap break-anywhere" data-testid="answer-text">
@@ -102,15 +119,30 @@ function ReviewFooter({ review, onOpenCall }: { review: NonNullable<RunState['re
   );
 }
 
+function WholeAnswerVerdicts({ judging }: { judging: Judging }) {
+  return (
+    <div className="border-t border-zinc-200 px-3 pt-0.5 pb-2 dark:border-zinc-800" data-testid="answer-verdicts">
+      <JudgingBar claim={null} judging={judging} />
+    </div>
+  );
+}
+
+function JudgingBar({ claim, judging }: { claim: number | null; judging: Judging }) {
+  const { person, verdicts, verdict } = judging;
+  return <VerdictBar claim={claim} verdicts={verdicts} person={person} onGive={verdict.give} sending={verdict.sending(claim)} error={verdict.errorOn(claim)} />;
+}
+
 function Claim({
   claim,
   index,
   review,
+  judging,
   onOpenCitation,
 }: {
   claim: CheckedClaim;
   index: number;
   review: ClaimReview | null;
+  judging: Judging | null;
   onOpenCitation: (c: CheckedCitation) => void;
 }) {
   return (
@@ -148,6 +180,7 @@ function Claim({
       )}
       <ClaimFlagsNote claim={claim} testId="claim-flag" className="mt-1.5 text-[11px]" />
       {review && <ClaimReviewNote review={review} testId="claim-review" className="mt-1.5 text-[11px]" />}
+      {judging && <JudgingBar claim={index + 1} judging={judging} />}
     </ClaimRow>
   );
 }

@@ -7,7 +7,8 @@ import type { RunEvent } from '@/lib/events';
 import { checkPlanPath, SHAPE_ONLY_POLICY } from '@/lib/policy';
 import { isTerminal } from '@/lib/run-state';
 import { prefersReducedMotion } from '../keyboard/use-shortcuts';
-import { AnswerPanel } from './answer-panel';
+import { useGiveVerdict } from '../human-verdicts/give-verdict';
+import { AnswerPanel, type Judging } from './answer-panel';
 import type { LineRange } from './file-lines';
 import { LlmCallDrawer } from './llm-call-drawer';
 import { LlmCallTable } from './llm-call-table';
@@ -35,6 +36,7 @@ export function RunView({
   head,
   traceUrl = null,
   imported = null,
+  person,
 }: {
   runId: string;
   initialEvents: RunEvent[];
@@ -42,8 +44,11 @@ export function RunView({
   traceUrl?: string | null;
   /** Where and when the run was imported from a bundle; null for a run recorded here. */
   imported?: RunImport | null;
+  /** Who this page's verdicts are given as: the token's name, or `local`. */
+  person: string;
 }) {
-  const { view, connection, streamError } = useRunEvents(runId, initialEvents);
+  const { view, connection, streamError, fold } = useRunEvents(runId, initialEvents);
+  const verdict = useGiveVerdict(runId, fold);
   const [selection, setSelection] = useState<ObservationSelection | null>(null);
   const [openCall, setOpenCall] = useState<string | null>(null);
   const live = !isTerminal(view.status);
@@ -66,6 +71,11 @@ export function RunView({
   );
 
   const call = openCall === null ? null : (view.llmCalls.find((c) => c.call === openCall) ?? null);
+  // People judge an answer once the run has ended, as the server accepts verdicts only then.
+  const judging = useMemo<Judging | null>(
+    () => (live || view.answer === null ? null : { person, verdicts: view.humanVerdicts, verdict }),
+    [live, view.answer, view.humanVerdicts, person, verdict],
+  );
 
   return (
     <div className="space-y-3">
@@ -92,6 +102,7 @@ export function RunView({
             check={view.check}
             review={view.review}
             runLive={live}
+            judging={judging}
             onOpenCitation={openCitation}
             onOpenCall={setOpenCall}
           />

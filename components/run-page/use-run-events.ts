@@ -103,7 +103,8 @@ export function useRunEvents(runId: string, initialEvents: readonly RunEvent[]) 
     };
   }, [runId, start]);
 
-  return { view, connection, streamError };
+  // An event the page was handed rather than streamed (a verdict it just gave) folds the same way.
+  return { view, connection, streamError, fold: dispatch };
 }
 
 function parseEvent(data: string): RunEvent | null {

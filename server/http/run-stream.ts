@@ -48,7 +48,8 @@ export function runEventStream(runtime: Runtime, runId: string, afterSeq: number
         if (closed || event.seq <= last) return;
         write(`id: ${event.seq}\nevent: ${SSE_RUN_EVENT}\ndata: ${JSON.stringify(event)}\n\n`);
         last = event.seq;
-        if (event.type === 'run_finished') end();
+        // People's verdicts may follow the end in the log: the stream ends once it has sent what is stored.
+        if (event.type === 'run_finished') catchUp();
       };
 
       /** Work waiting or under way; the next starts when the one before has finished. */

@@ -23,6 +23,7 @@ export const RUN_COLUMNS = {
   evalTokens: 'eval_tokens',
   errorCode: 'error_code',
   lastSeq: 'last_seq',
+  humanVerdicts: 'human_verdicts',
 } as const satisfies Record<keyof RunRow, string>;
 
 /** A whole row, under the row's own field names. */

@@ -1,4 +1,5 @@
 import type { RunEvent } from '../../lib/events';
+import type { RunFilter } from '../../lib/run-filter';
 import type { NewRunInput, RunRow } from '../../lib/run-row';
 import type { RunState } from '../../lib/run-state';
 import type { PendingArtifact } from './artifact';
@@ -17,6 +18,8 @@ export interface ListRunsOptions {
   before?: { createdAt: number; id: string };
   /** Only runs of exactly this task. */
   task?: string;
+  /** Only the runs the runs list's filter admits. */
+  filter?: RunFilter;
 }
 
 /**
@@ -60,6 +63,8 @@ export interface RunStore {
   getRun(id: string): Promise<RunRow | null>;
   /** Newest first (by creation time, then id). */
   listRuns(options: ListRunsOptions): Promise<RunRow[]>;
+  /** Every model a stored run names, once each, ordered by their bytes: what the runs list's model filter offers. */
+  runModels(): Promise<string[]>;
   /** Runs whose row is still `queued` or `running`: in flight here or in another process, or left so by one that died. */
   unfinishedRuns(): Promise<RunRow[]>;
   /** Every artifact of the run, by name. */

@@ -66,7 +66,7 @@ describe('migrations', () => {
     edited[0] = `${edited[0]}\n-- edited after it shipped`;
     await expect(migrate(pool, edited)).rejects.toThrow(ConfigError);
     await expect(migrate(pool, edited)).rejects.toThrow(/different step 1/);
-    await expect(migrate(pool, [])).rejects.toThrow(new RegExp(`schema is at version ${MIGRATIONS.length}, newer than this planscope knows \\(0\\)`));
+    await expect(migrate(pool, [])).rejects.toThrow(`schema is at version ${MIGRATIONS.length}, newer than this planscope knows (0)`);
     await expect(migrate(pool, [...MIGRATIONS, 'CREATE TABLE later (id INTEGER)'])).resolves.toBeUndefined();
     expect(await database.sql('SELECT version FROM planscope_migrations')).toHaveLength(MIGRATIONS.length + 1);
   });

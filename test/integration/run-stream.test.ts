@@ -51,6 +51,7 @@ function withSlowReads(runtime: Runtime): { runtime: Runtime; mostReads: () => n
     events: (...args) => slowly(() => store.events(...args)),
     getRun: (id) => slowly(() => store.getRun(id)),
     listRuns: (options) => store.listRuns(options),
+    runModels: () => store.runModels(),
     unfinishedRuns: () => store.unfinishedRuns(),
     listArtifacts: (runId) => store.listArtifacts(runId),
     getArtifact: (runId, name) => store.getArtifact(runId, name),

@@ -40,6 +40,10 @@ export class DeferredCommits implements RunStore {
     return this.inner.listRuns(options);
   }
 
+  runModels() {
+    return this.inner.runModels();
+  }
+
   unfinishedRuns() {
     return this.inner.unfinishedRuns();
   }

@@ -9,7 +9,7 @@ import { loadConfig, runLimits } from '../../server/config';
 import { RunRecorder } from '../../server/runs/recorder';
 import { prepareArtifact, type PendingArtifact } from '../../server/store/artifact';
 import type { EvalStore } from '../../server/store/eval-store';
-import type { RunStore } from '../../server/store/run-store';
+import type { ListRunsOptions, RunStore } from '../../server/store/run-store';
 import { APP_ROOT } from './harness';
 
 /**
@@ -173,6 +173,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
           evalTokens: 0,
           errorCode: null,
           lastSeq: 0,
+          humanVerdicts: 0,
         });
         await runs.createRun(newRun('r2', { strategy: 'react', profile: 'general', baseline: true, model: 'offline' }));
         expect(await runs.getRun('r2')).toMatchObject({ strategy: 'react', profile: 'general', baseline: true, model: 'offline' });
@@ -293,6 +294,51 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         cleanups.push(() => other.close());
         expect(await other.runs.events('r1')).toEqual(events);
         expect(await other.runs.getRun('r1')).toEqual(await runs.getRun('r1'));
+      });
+
+      it('lists runs narrowed by the runs list\'s filter (status, model, strategy, profile, error, review, task words), newest first, paged by cursor', async () => {
+        const verdict = (seq: number) => RunEvent.parse({ seq, at: 1_700_000_100_000 + seq, type: 'human_verdict', claim: null, verdict: 'correct', note: null, by: 'ada' });
+        const finished = (status: 'failed' | 'cancelled', code: 'max_rounds_exceeded' | 'cancelled') =>
+          stamped([wholeRun()[0]!, { type: 'run_finished', status, error: { code, message: 'ended' } }]);
+        const seed: [string, Partial<NewRunInput>, RunEvent[]][] = [
+          ['judged', { task: 'How is the model ENDPOINT configured?' }, [...stamped(wholeRun()), verdict(wholeRun().length + 1)]],
+          ['unjudged', { task: 'Why do 100% of retries_set fail?' }, stamped(wholeRun())],
+          ['react', { task: 'Are 1000 retries set?', model: 'offline', baseline: true, strategy: 'react', profile: 'general' }, finished('failed', 'max_rounds_exceeded')],
+          ['cancelled', { task: 'Which model is used?', model: 'llama3.2:latest' }, finished('cancelled', 'cancelled')],
+          ['queued', { task: 'What does the planner do?' }, []],
+        ];
+        for (const [i, [id, overrides, events]] of seed.entries()) {
+          await runs.createRun(newRun(id, { createdAt: 1_700_000_000_000 + i * 1000, ...overrides }));
+          await appendAll(runs, id, events);
+        }
+        const ids = async (filter: ListRunsOptions['filter'], options: Partial<ListRunsOptions> = {}) =>
+          (await runs.listRuns({ limit: 10, filter, ...options })).map((r) => r.id);
+
+        expect(await ids({})).toEqual(['queued', 'cancelled', 'react', 'unjudged', 'judged']);
+        expect(await ids({ status: 'completed' })).toEqual(['unjudged', 'judged']);
+        expect(await ids({ status: 'queued' })).toEqual(['queued']);
+        expect(await ids({ model: 'llama3.2:latest' })).toEqual(['cancelled']);
+        expect(await ids({ strategy: 'react' })).toEqual(['react']);
+        expect(await ids({ profile: 'general' })).toEqual(['react']);
+        expect(await ids({ profile: 'file', strategy: 'plan-execute', model: 'qwen3:8b' })).toEqual(['queued', 'unjudged', 'judged']);
+        expect(await ids({ error: 'max_rounds_exceeded' })).toEqual(['react']);
+        expect(await ids({ error: 'timeout' })).toEqual([]);
+        expect(await ids({ review: 'judged' })).toEqual(['judged']);
+        expect(await ids({ review: 'needs_review' })).toEqual(['unjudged']);
+        expect(await runs.getRun('judged')).toMatchObject({ status: 'completed', humanVerdicts: 1 });
+        // Task words: a substring, ASCII case ignored; %, _ and \ are themselves, not patterns.
+        expect(await ids({ q: 'endpoint' })).toEqual(['judged']);
+        expect(await ids({ q: '100%' })).toEqual(['unjudged']);
+        expect(await ids({ q: 'retries_set' })).toEqual(['unjudged']);
+        expect(await ids({ q: 'retries' })).toEqual(['react', 'unjudged']);
+        expect(await ids({ q: '\\' })).toEqual([]);
+        expect(await ids({ q: 'retries', status: 'completed' })).toEqual(['unjudged']);
+        // A filtered list pages by the cursor as the whole list does.
+        const [first] = await runs.listRuns({ limit: 1, filter: { model: 'qwen3:8b' } });
+        expect(first!.id).toBe('queued');
+        expect(await ids({ model: 'qwen3:8b' }, { limit: 2, before: { createdAt: first!.createdAt, id: first!.id } })).toEqual(['unjudged', 'judged']);
+
+        expect(await runs.runModels()).toEqual(['llama3.2:latest', 'offline', 'qwen3:8b']);
       });
     });
 

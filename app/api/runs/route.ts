@@ -1,4 +1,5 @@
 import { toRunSummary, type RunList } from '@/lib/api';
+import { parseRunFilter } from '@/lib/run-filter';
 import { handle, readJsonBody } from '@/server/http/respond';
 import { RequestError } from '@/server/http/request-error';
 import { getRuntime } from '@/server/runtime';
@@ -13,7 +14,9 @@ export function GET(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const limit = Math.min(Math.max(Number(url.searchParams.get('limit') ?? 50) || 50, 1), 500);
     const before = parseCursor(url.searchParams.get('before'));
-    const rows = await getRuntime().store.listRuns({ limit: limit + 1, before });
+    const filter = parseRunFilter(url.searchParams);
+    if (!filter.ok) throw new RequestError('invalid_request', filter.message);
+    const rows = await getRuntime().store.listRuns({ limit: limit + 1, before, filter: filter.filter });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const body: RunList = {

@@ -36,7 +36,9 @@ export default async function RunPage({ params }: Params) {
   const created = events.find((e) => e.type === 'run_created');
   const traceUrl = traceLink(config.telemetry.traceUrl, parseTraceparent(created?.traceparent)?.traceId ?? null);
   const imported = row.importedFrom !== null && row.importedAt !== null ? { from: row.importedFrom, at: row.importedAt } : null;
-  return <RunView key={id} runId={id} initialEvents={events} head={await openingText(id, events)} traceUrl={traceUrl} imported={imported} />;
+  return (
+    <RunView key={id} runId={id} initialEvents={events} head={await openingText(id, events)} traceUrl={traceUrl} person={config.person} imported={imported} />
+  );
 }
 
 /**

@@ -5,6 +5,7 @@ import type { PendingArtifact } from '../artifact';
 import { headText, lastByName, toArtifact, toPendingArtifact, type StoredArtifact } from '../artifact-rows';
 import { RunCommitOrder } from '../commit-order';
 import { NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN } from '../run-columns';
+import { runListQuery } from '../run-list-query';
 import type { Artifact, ListRunsOptions, RunStore } from '../run-store';
 import type { PgDatabase } from './database';
 import { NOTICE_CHANNEL, noticePayload } from './notices';
@@ -95,19 +96,13 @@ export class PgRunStore implements RunStore {
   }
 
   async listRuns(options: ListRunsOptions): Promise<RunRow[]> {
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (options.before) {
-      params.push(options.before.createdAt, options.before.id);
-      where.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);
-    }
-    if (options.task !== undefined) {
-      params.push(options.task);
-      where.push(`task = $${params.length}`);
-    }
-    params.push(options.limit);
-    const sql = `${SELECT_RUN} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`;
+    const { sql, params } = runListQuery(options, 'postgres');
     return (await this.db.query(sql, params)).map((row) => RunRow.parse(row));
+  }
+
+  async runModels(): Promise<string[]> {
+    const rows = await this.db.query<{ model: string }>('SELECT DISTINCT model COLLATE "C" AS model FROM runs ORDER BY 1');
+    return rows.map((r) => r.model);
   }
 
   async unfinishedRuns(): Promise<RunRow[]> {

@@ -71,6 +71,14 @@ const MIGRATIONS: string[] = [
    ALTER TABLE runs ADD COLUMN owner_start TEXT;
    ALTER TABLE evals ADD COLUMN owner_host TEXT;
    ALTER TABLE evals ADD COLUMN owner_start TEXT;`,
+  // People's verdicts given on a run (a count kept with the row, as the rest of its fold): the run
+  // list filters on it ("has human verdicts", "needs review"). Runs stored before had none.
+  `ALTER TABLE runs ADD COLUMN human_verdicts INTEGER NOT NULL DEFAULT 0;`,  // The runs list's filters: by model, by status, by the code a run ended with, and the runs people
+  // have judged (few, so a partial index); each in list order, so a filtered first page reads only its rows.
+  `CREATE INDEX runs_by_model ON runs (model, created_at DESC, id DESC);
+   CREATE INDEX runs_by_status_created ON runs (status, created_at DESC, id DESC);
+   CREATE INDEX runs_by_error ON runs (error_code, created_at DESC, id DESC) WHERE error_code IS NOT NULL;
+   CREATE INDEX runs_judged ON runs (created_at DESC, id DESC) WHERE human_verdicts > 0;`,
   // A run imported from a bundle says where it came from and when it arrived; null for runs recorded here.
   `ALTER TABLE runs ADD COLUMN imported_from TEXT;
    ALTER TABLE runs ADD COLUMN imported_at INTEGER;`,

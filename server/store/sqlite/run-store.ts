@@ -6,6 +6,7 @@ import type { RunState } from '../../../lib/run-state';
 import type { PendingArtifact } from '../artifact';
 import { headText, toArtifact, toPendingArtifact, type StoredArtifact } from '../artifact-rows';
 import { NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN } from '../run-columns';
+import { runListQuery } from '../run-list-query';
 import type { Artifact, ListRunsOptions, RunStore } from '../run-store';
 
 /** A row as SQLite gives it back (under the row's own field names): a boolean is stored as 0 or 1. */
@@ -75,21 +76,15 @@ export class SqliteRunStore implements RunStore {
   }
 
   async listRuns(options: ListRunsOptions): Promise<RunRow[]> {
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (options.before) {
-      where.push('(created_at, id) < (?, ?)');
-      params.push(options.before.createdAt, options.before.id);
-    }
-    if (options.task !== undefined) {
-      where.push('task = ?');
-      params.push(options.task);
-    }
-    const sql = `${SELECT_RUN} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    const { sql, params } = runListQuery(options, 'sqlite');
     return this.db
       .prepare(sql)
-      .all(...params, options.limit)
+      .all(...params)
       .map((row) => StoredRunRow.parse(row));
+  }
+
+  async runModels(): Promise<string[]> {
+    return this.db.prepare('SELECT DISTINCT model FROM runs ORDER BY model').pluck().all() as string[];
   }
 
   async unfinishedRuns(): Promise<RunRow[]> {

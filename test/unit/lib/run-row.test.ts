@@ -42,6 +42,7 @@ const ROW: RunRow = {
   evalTokens: 4,
   errorCode: null,
   lastSeq: 7,
+  humanVerdicts: 0,
 };
 
 describe('runProgressOf: the row is a cache of the fold', () => {
@@ -63,8 +64,9 @@ describe('runProgressOf: the row is a cache of the fold', () => {
       evalTokens: 75,
       errorCode: 'max_rounds_exceeded',
       lastSeq: events.length,
+      humanVerdicts: 0,
     });
-    expect(runProgressOf(emptyRun)).toEqual({ status: 'queued', attempts: 0, finishedAt: null, promptTokens: 0, evalTokens: 0, errorCode: null, lastSeq: 0 });
+    expect(runProgressOf(emptyRun)).toEqual({ status: 'queued', attempts: 0, finishedAt: null, promptTokens: 0, evalTokens: 0, errorCode: null, lastSeq: 0, humanVerdicts: 0 });
   });
 });
 

@@ -1,0 +1,20 @@
+import type { HumanVerdictResponse } from '@/lib/api';
+import { handle, readJsonBody } from '@/server/http/respond';
+import { getRuntime } from '@/server/runtime';
+
+export const dynamic = 'force-dynamic';
+export const runtime = 'nodejs';
+
+const MAX_BODY_BYTES = 16 * 1024;
+
+/** A person's verdict on a claim of a finished run's answer, or on the whole answer; who gives it is the token's name, or `local`. */
+export function POST(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
+  return handle(async () => {
+    const { id } = await params;
+    const { verdicts, config } = getRuntime();
+    const body = await readJsonBody(request, MAX_BODY_BYTES);
+    const event = await verdicts.record(id, body, config.person);
+    const answer: HumanVerdictResponse = { event };
+    return Response.json(answer, { status: 201 });
+  });
+}

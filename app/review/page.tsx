@@ -1,0 +1,35 @@
+import type { Metadata } from 'next';
+import { ReviewQueue } from '@/components/review/review-queue';
+import { toRunSummary } from '@/lib/api';
+import { getRuntime } from '@/server/runtime';
+
+export const metadata: Metadata = { title: 'Review queue' };
+export const dynamic = 'force-dynamic';
+export const runtime = 'nodejs';
+
+/** Runs the queue holds at most: the newest that need review. */
+const QUEUE_SIZE = 200;
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/** Completed runs nobody has judged yet, newest first, to be walked through one after another (`?blind=1`: blind mode). */
+export default async function ReviewPage({ searchParams }: Props) {
+  const { store, config } = getRuntime();
+  const blind = (await searchParams).blind === '1';
+  const rows = await store.listRuns({ limit: QUEUE_SIZE, filter: { review: 'needs_review' } });
+  return (
+    <div className="space-y-3">
+      <div>
+        <h1 className="text-base font-semibold">Review queue</h1>
+        <p className="mt-0.5 text-xs muted">
+          Completed runs nobody has judged yet, newest first. Mark each claim, and the answer as a whole, correct, incorrect or unsure: your
+          verdicts stand beside the Checker&apos;s and the Reviewer&apos;s, and the Evaluations page measures how often they agree. Keys:{' '}
+          <kbd className="kbd">n</kbd> / <kbd className="kbd">p</kbd> next / previous run, <kbd className="kbd">j</kbd> /{' '}
+          <kbd className="kbd">k</kbd> next / previous claim, <kbd className="kbd">c</kbd> <kbd className="kbd">i</kbd>{' '}
+          <kbd className="kbd">u</kbd> correct, incorrect, unsure.
+        </p>
+      </div>
+      <ReviewQueue queue={rows.map(toRunSummary)} person={config.person} blind={blind} />
+    </div>
+  );
+}

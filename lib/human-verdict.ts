@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/**
+ * People's verdicts on an answer: a person marks a claim (or the answer as a
+ * whole) correct, incorrect or unsure, with an optional note. They are
+ * events of the run's log (`human_verdict`), appended once the run has
+ * ended; a later verdict by the same person on the same claim supersedes
+ * theirs, and every verdict stays in the history. Shown beside the
+ * Checker's and the Reviewer's verdicts, never merged into them.
+ */
+
+export const HumanVerdict = z.enum(['correct', 'incorrect', 'unsure']);
+export type HumanVerdict = z.infer<typeof HumanVerdict>;
+
+/** Who gives a verdict when the server needs no token. */
+export const LOCAL_PERSON = 'local';
+
+export const MAX_NOTE_CHARS = 2000;
+export const MAX_PERSON_CHARS = 100;
+
+/** What a `human_verdict` event holds besides its sequence number and time. */
+export const HumanVerdictFields = z.object({
+  /** The claim's number, from 1 as the Reviewer numbers them; null for the answer as a whole. */
+  claim: z.int().min(1).nullable(),
+  verdict: HumanVerdict,
+  note: z.string().max(MAX_NOTE_CHARS).nullable(),
+  /** The name of the token the request carried, or `local`. */
+  by: z.string().min(1).max(MAX_PERSON_CHARS),
+});
+
+/** `POST /api/runs/:id/verdicts`: who gives it is the server's to say, not the body's. */
+export const HumanVerdictRequest = z.strictObject({
+  claim: z.int().min(1).nullable(),
+  verdict: HumanVerdict,
+  /** Blank is no note. */
+  note: z
+    .string()
+    .max(MAX_NOTE_CHARS)
+    .optional()
+    .transform((note) => (note === undefined || note.trim() === '' ? null : note.trim())),
+});
+export type HumanVerdictRequest = z.input<typeof HumanVerdictRequest>;
+
+/** One verdict as given: the event's fields, its sequence number and when it was given. */
+export const HumanVerdictEntry = HumanVerdictFields.extend({ seq: z.int().min(1), at: z.number() });
+export type HumanVerdictEntry = z.infer<typeof HumanVerdictEntry>;
+
+export interface HumanVerdictsView {
+  /** For each claim (and the answer) and each person, their latest verdict, in the order they were given. */
+  current: HumanVerdictEntry[];
+  /** Every verdict given, in order, superseded ones included. */
+  history: HumanVerdictEntry[];
+}
+
+export const noHumanVerdicts: HumanVerdictsView = { current: [], history: [] };
+
+/** Folds one more verdict in: it replaces the same person's on the same claim, and joins the history. */
+export function addHumanVerdict(view: HumanVerdictsView, entry: HumanVerdictEntry): HumanVerdictsView {
+  return {
+    current: [...view.current.filter((v) => v.claim !== entry.claim || v.by !== entry.by), entry],
+    history: [...view.history, entry],
+  };
+}
+
+/** The current verdicts on one claim (null: the answer as a whole), one per person. */
+export function verdictsOn(view: HumanVerdictsView, claim: number | null): HumanVerdictEntry[] {
+  return view.current.filter((v) => v.claim === claim);
+}
+
+/** Every verdict ever given on one claim (null: the answer as a whole), oldest first. */
+export function historyOf(view: HumanVerdictsView, claim: number | null): HumanVerdictEntry[] {
+  return view.history.filter((v) => v.claim === claim);
+}

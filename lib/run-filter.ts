@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { RunErrorCode } from './codes';
+import { PlanProfile, RunStatus, Strategy } from './events';
+
+/**
+ * What the runs list can be narrowed to: the same filter in the page's
+ * address (so a filtered list can be shared and survives a reload), in
+ * `GET /api/runs`'s query and in the store's list query.
+ */
+
+/** `judged`: runs with at least one person's verdict; `needs_review`: completed runs nobody has judged yet. */
+export const ReviewState = z.enum(['judged', 'needs_review']);
+export type ReviewState = z.infer<typeof ReviewState>;
+
+export const MAX_SEARCH_CHARS = 200;
+
+export const RunFilter = z.strictObject({
+  status: RunStatus.optional(),
+  model: z.string().min(1).max(200).optional(),
+  strategy: Strategy.optional(),
+  profile: PlanProfile.optional(),
+  /** The code the run ended with. */
+  error: RunErrorCode.optional(),
+  review: ReviewState.optional(),
+  /** Words the task holds, as typed (case-insensitive, a substring). */
+  q: z.string().trim().min(1).max(MAX_SEARCH_CHARS).optional(),
+});
+export type RunFilter = z.infer<typeof RunFilter>;
+
+export const RUN_FILTER_KEYS = RunFilter.keyof().options;
+
+export type ParsedRunFilter = { ok: true; filter: RunFilter } | { ok: false; message: string };
+
+/** The filter an address's query names; empty values are no filter, other parameters (`limit`, `before`) are not the filter's. */
+export function parseRunFilter(params: URLSearchParams): ParsedRunFilter {
+  const given: Record<string, string> = {};
+  for (const key of RUN_FILTER_KEYS) {
+    const value = params.get(key);
+    if (value !== null && value.trim() !== '') given[key] = value;
+  }
+  const parsed = RunFilter.safeParse(given);
+  if (parsed.success) return { ok: true, filter: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { ok: false, message: `${issue?.path.join('.') || 'filter'}: ${issue?.message ?? 'invalid'}` };
+}
+
+/** The filter as query parameters, in a stable order, leaving out what is not set. */
+export function runFilterParams(filter: RunFilter): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const key of RUN_FILTER_KEYS) {
+    const value = filter[key];
+    if (value !== undefined) params.set(key, value);
+  }
+  return params;
+}
+
+export function isFiltered(filter: RunFilter): boolean {
+  return RUN_FILTER_KEYS.some((key) => filter[key] !== undefined);
+}

@@ -1,0 +1,43 @@
+import type { RunFilter } from '../../lib/run-filter';
+import { SELECT_RUN } from './run-columns';
+import type { ListRunsOptions } from './run-store';
+
+export type SqlDialect = 'sqlite' | 'postgres';
+
+/**
+ * The runs list's page query, as both stores make it: newest first (by
+ * creation time, then id), after the cursor, narrowed by the filter. Every
+ * value is a parameter; the dialects differ only in how parameters are
+ * written and in how a task is searched case-insensitively.
+ */
+export function runListQuery(options: ListRunsOptions, dialect: SqlDialect): { sql: string; params: (string | number)[] } {
+  const params: (string | number)[] = [];
+  const param = (value: string | number) => {
+    params.push(value);
+    return dialect === 'sqlite' ? '?' : `$${params.length}`;
+  };
+  const where: string[] = [];
+  if (options.before) where.push(`(created_at, id) < (${param(options.before.createdAt)}, ${param(options.before.id)})`);
+  if (options.task !== undefined) where.push(`task = ${param(options.task)}`);
+  where.push(...filterConditions(options.filter ?? {}, param, dialect));
+  const sql = `${SELECT_RUN} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ${param(options.limit)}`;
+  return { sql, params };
+}
+
+function filterConditions(filter: RunFilter, param: (value: string) => string, dialect: SqlDialect): string[] {
+  const where: string[] = [];
+  if (filter.status !== undefined) where.push(`status = ${param(filter.status)}`);
+  if (filter.model !== undefined) where.push(`model = ${param(filter.model)}`);
+  if (filter.strategy !== undefined) where.push(`strategy = ${param(filter.strategy)}`);
+  if (filter.profile !== undefined) where.push(`profile = ${param(filter.profile)}`);
+  if (filter.error !== undefined) where.push(`error_code = ${param(filter.error)}`);
+  // Spelled as the partial index on judged runs is, so that the query can use it.
+  if (filter.review === 'judged') where.push('human_verdicts > 0');
+  if (filter.review === 'needs_review') where.push(`status = 'completed' AND human_verdicts = 0`);
+  if (filter.q !== undefined) {
+    // SQLite's LIKE ignores the case of ASCII letters; PostgreSQL's ILIKE that of every letter.
+    const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    where.push(`task ${dialect === 'sqlite' ? 'LIKE' : 'ILIKE'} ${param(pattern)} ESCAPE '\\'`);
+  }
+  return where;
+}
