@@ -15,7 +15,10 @@ export async function startCounterpart(formData: FormData): Promise<void> {
   const a = String(formData.get('a') ?? '');
   const { store, registry } = getRuntime();
   const back = (message: string) => `/compare?a=${encodeURIComponent(a)}&error=${encodeURIComponent(message)}`;
-  if (!(await store.getRun(a))) redirect(`/compare?error=${encodeURIComponent(`There is no run ${a}.`)}`);
+  const row = await store.getRun(a);
+  if (!row) redirect(`/compare?error=${encodeURIComponent(`There is no run ${a}.`)}`);
+  // A bundle's workspace path is another machine's words: shown, never used.
+  if (row.importedFrom !== null) redirect(back(`Run ${a} was imported from a bundle: its workspace is not run here. Start the task from the start page instead.`));
   const view = foldRun(await store.events(a));
   const input: Partial<Record<RunRequestField, unknown>> = { task: view.task, workspace: view.workspace };
   if (view.limits) input.maxRounds = view.limits.maxRounds;

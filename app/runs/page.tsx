@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { ImportBundle } from '@/components/run-list/import-bundle';
 import { RunFilters } from '@/components/run-list/run-filters';
 import { RunsTable } from '@/components/run-list/runs-table';
 import { isFiltered, parseRunFilter } from '@/lib/run-filter';
@@ -19,7 +20,10 @@ export default async function RunsPage({ searchParams }: Props) {
   const models = await getRuntime().store.runModels();
   return (
     <div className="space-y-3">
-      <h1 className="text-base font-semibold">Runs</h1>
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="text-base font-semibold">Runs</h1>
+        <ImportBundle />
+      </div>
       {/* Keyed by the filter: the search field starts again from the address when it changes. */}
       <RunFilters key={params.toString()} filter={filter} models={models} />
       {!parsed.ok && (

@@ -2,6 +2,7 @@
 
 import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
+import { bundleFileName, type RunImport } from '@/lib/bundle';
 import { aggregateCalls, runDurationMs, toResult } from '@/lib/result';
 import { attemptsOf, isTerminal, type RunState } from '@/lib/run-state';
 import { fetchJson } from '../fetch-json';
@@ -22,12 +23,15 @@ export function OutcomeHeader({
   view,
   connection,
   traceUrl = null,
+  imported = null,
 }: {
   runId: string;
   view: RunState;
   connection: ConnectionState;
   /** The run's trace in the team's trace UI (PLANSCOPE_TRACE_URL), when there is one. */
   traceUrl?: string | null;
+  /** Where and when the run was imported from a bundle; null for a run recorded here. */
+  imported?: RunImport | null;
 }) {
   const live = !isTerminal(view.status);
   const now = useNow(live);
@@ -87,6 +91,17 @@ export function OutcomeHeader({
           <button type="button" className="btn" onClick={download} data-testid="download-result">
             Download JSON
           </button>
+          {!live && (
+            <a
+              href={`/api/runs/${encodeURIComponent(runId)}/bundle`}
+              download={bundleFileName(runId)}
+              className="btn"
+              data-testid="download-bundle"
+              title="The whole run in one file (every event and artifact, with their hashes) that another planscope can import"
+            >
+              Download bundle
+            </a>
+          )}
         </div>
       </div>
 
@@ -130,6 +145,13 @@ export function OutcomeHeader({
               {view.workspace || '—'}
             </span>
           </Fact>
+          {imported && (
+            <Fact label="Imported" className={WIDE}>
+              <span className="break-anywhere" data-testid="run-imported">
+                from {imported.from}, <span title={isoOf(imported.at)} suppressHydrationWarning>{formatTimestamp(imported.at)}</span>
+              </span>
+            </Fact>
+          )}
           {view.host && (
             <Fact label="Host" className={WIDE}>
               <span className="font-mono break-anywhere">{view.host}</span>

@@ -1,6 +1,7 @@
 'use client';
 
 import { useCallback, useMemo, useState } from 'react';
+import type { RunImport } from '@/lib/bundle';
 import type { CheckedCitation } from '@/lib/checker';
 import type { RunEvent } from '@/lib/events';
 import { checkPlanPath, SHAPE_ONLY_POLICY } from '@/lib/policy';
@@ -34,12 +35,15 @@ export function RunView({
   initialEvents,
   head,
   traceUrl = null,
+  imported = null,
   person,
 }: {
   runId: string;
   initialEvents: RunEvent[];
   head: TextHead | null;
   traceUrl?: string | null;
+  /** Where and when the run was imported from a bundle; null for a run recorded here. */
+  imported?: RunImport | null;
   /** Who this page's verdicts are given as: the token's name, or `local`. */
   person: string;
 }) {
@@ -81,7 +85,7 @@ export function RunView({
   return (
     <div className="space-y-3">
       <RunAnnouncer view={view} />
-      <OutcomeHeader runId={runId} view={view} connection={connection} traceUrl={traceUrl} />
+      <OutcomeHeader runId={runId} view={view} connection={connection} traceUrl={traceUrl} imported={imported} />
       {streamError && (
         <p role="status" className="rounded border border-amber-300 bg-amber-50 px-3 py-1.5 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
           {streamError}

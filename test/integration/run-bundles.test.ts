@@ -65,9 +65,13 @@ async function otherStore(kind: StoreKind): Promise<Stores> {
   return stores;
 }
 
+/** A finished run with people's verdicts on it (events after run_finished), exported. */
 async function exported(h: Harness): Promise<{ id: string; bundle: RunBundle }> {
   const { id, result } = await h.run(TASK);
   expect(result.status).toBe('completed');
+  await h.runtime.verdicts.record(id, { claim: 1, verdict: 'incorrect', note: 'the default is elsewhere' }, 'ana');
+  await h.runtime.verdicts.record(id, { claim: 1, verdict: 'correct' }, 'ana');
+  await h.runtime.verdicts.record(id, { claim: null, verdict: 'unsure' }, 'local');
   return { id, bundle: await exportRun(h.runtime.store, h.runtime.config, id) };
 }
 
@@ -104,6 +108,11 @@ describe.each<StoreKind>(['sqlite', 'postgresql'])('run bundles on %s', (kind) =
     const original = foldRun(await h.runtime.store.events(id));
     const imported = foldRun(await target.runs.events(id));
     expect(imported).toEqual(original);
+    expect(imported.humanVerdicts.history.map((v) => [v.by, v.claim, v.verdict])).toEqual([
+      ['ana', 1, 'incorrect'],
+      ['ana', 1, 'correct'],
+      ['local', null, 'unsure'],
+    ]);
     expect(toResult(id, imported)).toEqual(toResult(id, original));
     const hashes = async (stores: { runs: Stores['runs'] }) =>
       (await stores.runs.artifactBytes(id)).map((a) => ({ name: a.name, mediaType: a.mediaType, sha256: a.sha256, bytes: a.buffer.length }));
@@ -111,7 +120,13 @@ describe.each<StoreKind>(['sqlite', 'postgresql'])('run bundles on %s', (kind) =
 
     const row = await target.runs.getRun(id);
     const source = await h.runtime.store.getRun(id);
-    expect(row).toMatchObject({ status: 'completed', importedFrom: `run ${id} on ${os.hostname()}`, lastSeq: source!.lastSeq, promptTokens: source!.promptTokens });
+    expect(row).toMatchObject({
+      status: 'completed',
+      importedFrom: `run ${id} on ${os.hostname()}`,
+      lastSeq: source!.lastSeq,
+      promptTokens: source!.promptTokens,
+      humanVerdicts: 3,
+    });
     expect(row!.importedAt).toEqual(expect.any(Number));
     expect(source!.importedFrom).toBeNull();
   });
@@ -145,7 +160,7 @@ describe.each<StoreKind>(['sqlite', 'postgresql'])('run bundles on %s', (kind) =
       ['an event that does not parse', tampered((b) => ((b.events[1] = { ...b.events[1]!, type: 'run_exploded' } as never), b)), 'bundle_events_invalid'],
       ['an answer changed (does not fold to the Result)', tampered((b) => ((b.events[answerAt] = { ...b.events[answerAt]!, text: 'Something else.' } as never), b)), 'bundle_events_invalid'],
       ['an event missing', tampered((b) => (b.events.splice(2, 1), b)), 'bundle_events_invalid'],
-      ['an unfinished run', tampered((b) => (b.events.pop(), b)), 'bundle_events_invalid'],
+      ['an unfinished run', tampered((b) => ({ ...b, events: b.events.slice(0, b.events.findIndex((e) => e.type === 'run_finished')) })), 'bundle_events_invalid'],
       ['an artifact missing', tampered((b) => (b.artifacts.splice(observation, 1), b)), 'bundle_events_invalid'],
     ];
     for (const [what, text, code] of cases) {

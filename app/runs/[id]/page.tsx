@@ -30,11 +30,15 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 export default async function RunPage({ params }: Params) {
   const { id } = await params;
   const { store, config } = getRuntime();
-  if (!(await store.getRun(id))) notFound();
+  const row = await store.getRun(id);
+  if (!row) notFound();
   const events = await store.events(id, 0);
   const created = events.find((e) => e.type === 'run_created');
   const traceUrl = traceLink(config.telemetry.traceUrl, parseTraceparent(created?.traceparent)?.traceId ?? null);
-  return <RunView key={id} runId={id} initialEvents={events} head={await openingText(id, events)} traceUrl={traceUrl} person={config.person} />;
+  const imported = row.importedFrom !== null && row.importedAt !== null ? { from: row.importedFrom, at: row.importedAt } : null;
+  return (
+    <RunView key={id} runId={id} initialEvents={events} head={await openingText(id, events)} traceUrl={traceUrl} person={config.person} imported={imported} />
+  );
 }
 
 /**

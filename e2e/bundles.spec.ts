@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import type { RunBundle } from '../lib/bundle';
+import { TASK } from './content';
+import { expect, settled, startRun, test } from './fixtures';
+
+/**
+ * "Download bundle" on a run page, then "Import bundle" on the runs page
+ * with the file: the run appears marked as imported (under a new id, since
+ * this server holds the original) and its page shows what the original
+ * showed. A bundle's text stays text; a bad bundle is refused with its code.
+ */
+
+const HOSTILE = '<img src=x onerror="window.__pwned = \'bundle\'">';
+
+test('download a run as a bundle, import it through the file picker, and open it', async ({ page, request }, testInfo) => {
+  const id = await startRun(request, { task: TASK, model: 'offline' });
+  const original = await settled(request, id);
+
+  await page.goto(`/runs/${id}`);
+  const downloading = page.waitForEvent('download');
+  await page.getByTestId('download-bundle').click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toBe(`planscope-run-${id}.bundle.json`);
+  const file = testInfo.outputPath('run.bundle.json');
+  await download.saveAs(file);
+  const bundle = JSON.parse(fs.readFileSync(file, 'utf8')) as RunBundle;
+  expect(bundle.result.id).toBe(id);
+
+  await page.goto('/runs');
+  await page.getByTestId('import-bundle').setInputFiles(file);
+  const outcome = page.getByTestId('import-outcome');
+  await expect(outcome).toContainText(`a run ${id} already exists`);
+  await outcome.getByTestId('open-imported').click();
+  await page.waitForURL((url) => url.pathname.startsWith('/runs/') && !url.pathname.endsWith(id));
+
+  await expect(page.getByTestId('run-status')).toContainText('completed');
+  await expect(page.getByTestId('run-task')).toHaveText(TASK);
+  await expect(page.getByTestId('run-imported')).toContainText(`from run ${id} on `);
+  await expect(page.getByTestId('download-bundle')).toBeVisible();
+  // The answer as the original showed it: the same grounding and the same citations.
+  await expect(page.getByTestId('grounding-score')).toHaveAttribute('title', `grounding score ${original.check!.groundingScore.toFixed(2)}`);
+  await expect(page.getByTestId('citation')).toHaveCount(original.check!.claims.flatMap((c) => c.citations).length);
+
+  await page.goto('/runs');
+  await expect(page.getByTestId('imported-tag')).toHaveCount(1);
+});
+
+test('a bundle\'s text is shown as text, and a bad bundle is refused with its code', async ({ page, request }, testInfo) => {
+  const id = await startRun(request, { task: TASK, model: 'offline' });
+  await settled(request, id);
+  const bundle = (await (await request.get(`/api/runs/${id}/bundle`)).json()) as RunBundle;
+  const created = bundle.events[0]!;
+  if (created.type !== 'run_created') throw new Error('a bundle starts with run_created');
+  const hostile: RunBundle = {
+    ...bundle,
+    source: { ...bundle.source, runId: `${id}-hostile`, host: HOSTILE },
+    result: { ...bundle.result, id: `${id}-hostile`, task: HOSTILE, workspace: `/nowhere/${HOSTILE}` },
+    events: [{ ...created, task: HOSTILE, workspace: `/nowhere/${HOSTILE}` }, ...bundle.events.slice(1)],
+  };
+  const hostileFile = testInfo.outputPath('hostile.bundle.json');
+  fs.writeFileSync(hostileFile, JSON.stringify(hostile));
+  const badFile = testInfo.outputPath('bad.bundle.json');
+  fs.writeFileSync(badFile, JSON.stringify({ ...bundle, version: 99 }));
+
+  await page.goto('/runs');
+  await page.getByTestId('import-bundle').setInputFiles(badFile);
+  await expect(page.getByTestId('import-error')).toContainText('bundle_version_unsupported');
+
+  await page.getByTestId('import-bundle').setInputFiles(hostileFile);
+  await page.getByTestId('open-imported').click();
+  await page.waitForURL(/-hostile$/);
+  await expect(page.getByTestId('run-task')).toHaveText(HOSTILE);
+  await expect(page.getByText(`/nowhere/${HOSTILE}`)).toBeVisible();
+  await expect(page.getByTestId('run-imported')).toContainText(HOSTILE);
+  expect(await page.evaluate(() => (window as { __pwned?: string }).__pwned)).toBeUndefined();
+  await expect(page.locator('img[src="x"]')).toHaveCount(0);
+});
