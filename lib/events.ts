@@ -178,6 +178,10 @@ export const RunEvent = z.discriminatedUnion('type', [
     promptArtifact: z.string(),
     /** The options the call was made with; runs recorded before they were per role have none. */
     options: CallOptions.optional(),
+    /** The prompt's tokens as estimated before sending (a conservative estimate: server/engine/context-budget.ts). */
+    promptTokensEstimate: z.int().optional(),
+    /** The evidence was cut down to fit the context: its budget in characters, before and after. */
+    evidenceShrunk: z.object({ fromChars: z.int(), toChars: z.int() }).optional(),
   }),
   event('llm_call_finished', {
     call: z.string(),
@@ -194,6 +198,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     error: ErrorInfo.nullable(),
     /** Thinking was off, yet the model wrote a `<think>` block into its content: it was moved to the thinking artifact and the rest parsed. */
     thinkBlockMoved: z.boolean().optional(),
+    /** Ollama evidently cut the prompt to fit num_ctx (the tokens it read reached it): the reply is not trusted. */
+    truncated: z.boolean().optional(),
   }),
   event('plan_proposed', { round: z.int(), call: z.string(), goal: z.string().optional(), steps: z.array(ProposedStep) }),
   event('plan_rejected', { round: z.int(), rejections: z.array(Rejection) }),

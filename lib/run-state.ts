@@ -176,6 +176,8 @@ function reduce(s: RunState, e: RunEvent): RunState {
             doneReason: null,
             promptArtifact: e.promptArtifact,
             ...(e.options && { options: e.options }),
+            ...(e.promptTokensEstimate !== undefined && { promptTokensEstimate: e.promptTokensEstimate }),
+            ...(e.evidenceShrunk && { evidenceShrunk: e.evidenceShrunk }),
             responseArtifact: null,
             thinkingArtifact: null,
             error: null,
@@ -202,6 +204,7 @@ function reduce(s: RunState, e: RunEvent): RunState {
                 thinkingArtifact: e.thinkingArtifact,
                 error: e.error,
                 ...(e.thinkBlockMoved !== undefined && { thinkBlockMoved: e.thinkBlockMoved }),
+                ...(e.truncated !== undefined && { truncated: e.truncated }),
               }
             : c,
         ),

@@ -10,7 +10,7 @@ import { completedWork } from '../engine/completed-work';
 import { runAgent } from '../engine/run-loop';
 import { toolBudget } from '../engine/tool-budget';
 import type { ExternalTools } from '../engine/tools';
-import { refuseUnreadyModel } from '../llm/readiness';
+import { readyModel } from '../llm/readiness';
 import { resolveModel } from '../llm/resolve';
 import { workspaceChange } from '../mcp/workspace-identity';
 import { inRunTrace, newRunTraceparent } from '../telemetry/trace-context';
@@ -64,8 +64,7 @@ export class RunRegistry {
       roots: this.config.workspaceRoots,
       defaultWorkspace: this.config.workspace,
     });
-    const model = resolveModel(request.model ?? this.config.model, this.config);
-    await refuseUnreadyModel(this.config, model);
+    const model = await readyModel(this.config, resolveModel(request.model ?? this.config.model, this.config));
     const strategy = request.strategy ?? 'plan-execute';
     const profile = request.profile ?? 'file';
     const limits = runLimits(this.config, { profile, maxRounds: request.maxRounds });
