@@ -10,6 +10,7 @@ import { ConfigError, loadConfig } from '../config';
 import { RequestError } from '../http/request-error';
 import { describeAllowedWorkspaces } from '../runs/workspace';
 import { openRuntime } from '../runtime';
+import { doctorCommand } from './doctor';
 import { progressLine, summaryTable } from './progress';
 import { printable } from './terminal-text';
 
@@ -29,7 +30,10 @@ function flagOf(field: string): string {
   return field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 }
 
-const USAGE = `usage: npm run planscope -- run "<task>" ${FLAG_FIELDS.map((f) => `[--${flagOf(f)} ${FLAG_VALUES[f]}]`).join(' ')} [--json]`;
+const USAGE = [
+  `usage: npm run planscope -- run "<task>" ${FLAG_FIELDS.map((f) => `[--${flagOf(f)} ${FLAG_VALUES[f]}]`).join(' ')} [--json]`,
+  '       npm run planscope -- doctor [--json]',
+].join('\n');
 
 function fail(reason: string): never {
   process.stderr.write(`planscope: ${printable(reason)}\n${USAGE}\n`);
@@ -75,6 +79,7 @@ async function main(): Promise<number> {
     return ExitCode.completed;
   }
   const [command, task, ...extra] = positionals;
+  if (command === 'doctor') return doctor(positionals.slice(1), values);
   if (command !== 'run') fail(command ? `unknown command "${command}"` : 'missing command');
   if (!task || task.trim() === '') fail('missing task');
   if (extra.length > 0) fail(`unexpected argument "${extra[0]}" (quote the task)`);
@@ -120,6 +125,21 @@ async function main(): Promise<number> {
   } finally {
     await runtime.close();
   }
+}
+
+/** `doctor` takes no task and no run flags: only --json. */
+async function doctor(extra: string[], values: Record<string, string | boolean | undefined>): Promise<number> {
+  if (extra.length > 0) fail(`unexpected argument "${extra[0]}"`);
+  const flag = FLAG_FIELDS.find((field) => values[flagOf(field)] !== undefined);
+  if (flag) fail(`--${flagOf(flag)} is for run, not doctor`);
+  let config;
+  try {
+    config = loadConfig(process.env, appRootOf(import.meta.url));
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  return doctorCommand(config, values.json === true);
 }
 
 main().then(

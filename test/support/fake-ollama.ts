@@ -69,6 +69,8 @@ export type FakeScript = {
   reviewer?: FakeReply[];
   actor?: FakeReply[];
   executor?: FakeReply[];
+  /** `planscope doctor`'s structured-output probe. */
+  probe?: FakeReply[];
 };
 
 export interface RecordedRequest {
@@ -103,8 +105,9 @@ const ROLE_BY_PROPERTY = [
   ['reviews', 'reviewer'],
   ['action', 'actor'],
   ['status', 'executor'],
+  ['sum', 'probe'],
 ] as const;
-const CHAT_ROLES = ['planner', 'synthesizer', 'reviewer', 'actor', 'executor'] as const;
+const CHAT_ROLES = ['planner', 'synthesizer', 'reviewer', 'actor', 'executor', 'probe'] as const;
 type ChatRole = (typeof CHAT_ROLES)[number];
 
 export async function startFakeOllama(script: FakeScript = {}, opts: { port?: number } = {}): Promise<FakeOllama> {
@@ -360,7 +363,7 @@ function roleOf(format: unknown): ChatRole {
 }
 
 function emptyQueues(): Record<ChatRole, FakeReply[]> {
-  return { planner: [], synthesizer: [], reviewer: [], actor: [], executor: [] };
+  return { planner: [], synthesizer: [], reviewer: [], actor: [], executor: [], probe: [] };
 }
 
 async function streamReply(reply: FakeReply, request: ChatBody, res: ServerResponse, gone: AbortSignal, received: number) {
