@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DoctorReport, type DoctorCheckId } from '../../lib/doctor';
+import { DoctorCheckId, DoctorReport } from '../../lib/doctor';
 import { loadConfig } from '../../server/config';
 import { runDoctor } from '../../server/doctor/checks';
 import { runCli, TSX_ENTRY } from '../support/cli';
@@ -60,18 +60,7 @@ describe('planscope doctor against a healthy setup', () => {
     const { report, verdicts } = await doctor(env(ollama.url));
 
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c) => c.id)).toEqual([
-      'ollama_reachable',
-      'ollama_version',
-      'model_pulled',
-      'model_capabilities',
-      'structured_output',
-      'model_speed',
-      'workspace_readable',
-      'bridge_starts',
-      'data_writable',
-      'mcp_servers',
-    ]);
+    expect(report.checks.map((c) => c.id)).toEqual(DoctorCheckId.options);
     expect(Object.values(verdicts).every((v) => v === 'ok' || v === 'warn')).toBe(true);
     expect(check(report, 'ollama_version').detail).toContain('0.12.10');
     expect(check(report, 'model_capabilities').detail).toContain('context length 40960');
