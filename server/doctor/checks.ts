@@ -57,6 +57,16 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
   return { ok: reportOk(checks), host: maskHost(config.ollamaHost), model: config.model, checks };
 }
 
+let inFlight: Promise<DoctorReport> | null = null;
+
+/** The checks, run once for every caller that asks while they run: a page reloaded ten times makes one probe call, not ten. */
+export function sharedDoctor(config: Config): Promise<DoctorReport> {
+  inFlight ??= runDoctor(config).finally(() => {
+    inFlight = null;
+  });
+  return inFlight;
+}
+
 type Add = (id: DoctorCheckId, verdict: DoctorCheck['verdict'], detail: string, fix?: string | null) => void;
 
 const MODEL_CHECKS: DoctorCheckId[] = ['ollama_reachable', 'ollama_version', 'model_pulled', 'model_capabilities', 'structured_output', 'model_speed'];
