@@ -1,6 +1,7 @@
 import { HealthLine } from '@/components/start/health-line';
 import { McpServersPanel } from '@/components/start/mcp-servers';
 import { ReadPolicyPanel } from '@/components/start/read-policy';
+import { SetupChecksPanel } from '@/components/start/setup-checks';
 import { TaskForm } from '@/components/start/task-form';
 import { RunsTable } from '@/components/run-list/runs-table';
 import { describeReadPolicy } from '@/lib/policy';
@@ -36,6 +37,7 @@ export default function StartPage() {
             maxTaskChars: config.maxTaskChars,
           }}
         />
+        <SetupChecksPanel />
         <McpServersPanel />
         <ReadPolicyPanel policy={describeReadPolicy(config.pathPolicy, config.secretScan)} />
       </section>

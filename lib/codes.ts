@@ -52,6 +52,8 @@ export const RunErrorCode = z.enum([
   'workspace_changed',
   /** A run started with approval waited longer than PLANSCOPE_APPROVAL_TIMEOUT_MS for a decision on its plan. */
   'approval_timeout',
+  /** A prompt that cannot fit the model's context (num_ctx) even with its evidence cut down, or that Ollama cut to fit it. */
+  'context_exceeded',
   'internal',
 ]);
 export type RunErrorCode = z.infer<typeof RunErrorCode>;
@@ -134,7 +136,7 @@ export const ErrorInfo = z.object({ code: ErrorCode, message: z.string() });
 export type ErrorInfo = z.infer<typeof ErrorInfo>;
 
 /** Codes a failed LLM call can carry; a subset of the run codes. */
-export const ModelErrorCode = RunErrorCode.extract(['model_unreachable', 'model_not_found', 'model_error', 'timeout', 'cancelled']);
+export const ModelErrorCode = RunErrorCode.extract(['model_unreachable', 'model_not_found', 'model_error', 'timeout', 'cancelled', 'context_exceeded']);
 export type ModelErrorCode = z.infer<typeof ModelErrorCode>;
 
 /** CLI exit codes (README, Command line): 0 completed, 1 run failed, 2 bad usage or configuration. */

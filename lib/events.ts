@@ -241,6 +241,10 @@ export const RunEvent = z.discriminatedUnion('type', [
     options: CallOptions.optional(),
     /** The stage's input as JSON, which the offline baseline answers from: set on the baseline's calls, so they can be replayed. */
     inputArtifact: z.string().optional(),
+    /** The prompt's tokens as estimated before sending (a conservative estimate: server/engine/context-budget.ts). */
+    promptTokensEstimate: z.int().optional(),
+    /** The evidence was cut down to fit the context: its budget in characters, before and after. */
+    evidenceShrunk: z.object({ fromChars: z.int(), toChars: z.int() }).optional(),
   }),
   event('llm_call_finished', {
     call: z.string(),
@@ -257,6 +261,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     error: ErrorInfo.nullable(),
     /** Thinking was off, yet the model wrote a `<think>` block into its content: it was moved to the thinking artifact and the rest parsed. */
     thinkBlockMoved: z.boolean().optional(),
+    /** Ollama evidently cut the prompt to fit num_ctx (the tokens it read reached it): the reply is not trusted. */
+    truncated: z.boolean().optional(),
   }),
   /** `call` is the planner call that wrote the plan; a plan given to the run (a fork's edited plan) has none. */
   event('plan_proposed', { round: z.int(), call: z.string().optional(), goal: z.string().optional(), steps: z.array(ProposedStep) }),

@@ -228,6 +228,8 @@ function reduce(s: RunState, e: RunEvent): RunState {
             promptArtifact: e.promptArtifact,
             ...(e.options && { options: e.options }),
             ...(e.inputArtifact !== undefined && { inputArtifact: e.inputArtifact }),
+            ...(e.promptTokensEstimate !== undefined && { promptTokensEstimate: e.promptTokensEstimate }),
+            ...(e.evidenceShrunk && { evidenceShrunk: e.evidenceShrunk }),
             responseArtifact: null,
             thinkingArtifact: null,
             error: null,
@@ -254,6 +256,7 @@ function reduce(s: RunState, e: RunEvent): RunState {
                 thinkingArtifact: e.thinkingArtifact,
                 error: e.error,
                 ...(e.thinkBlockMoved !== undefined && { thinkBlockMoved: e.thinkBlockMoved }),
+                ...(e.truncated !== undefined && { truncated: e.truncated }),
               }
             : c,
         ),

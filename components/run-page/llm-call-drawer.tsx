@@ -81,6 +81,11 @@ function CallBody({ runId, call }: { runId: string; call: LlmCallView }) {
         <Metric label="started" value={formatTimestamp(call.startedAt)} />
         <Metric label="host" value={call.host ?? '—'} mono wide />
         <Metric label="options" value={call.options ? formatCallOptions(call.options) : '—'} mono wide />
+        {call.promptTokensEstimate != null && <Metric label="prompt tokens (estimate)" value={formatCount(call.promptTokensEstimate)} />}
+        {call.evidenceShrunk && (
+          <Metric label="evidence cut to fit" value={`${formatCount(call.evidenceShrunk.fromChars)} → ${formatCount(call.evidenceShrunk.toChars)} chars`} wide />
+        )}
+        {call.truncated && <Metric label="truncated" value="Ollama cut the prompt to fit num_ctx; reply not trusted" wide />}
         {call.thinkBlockMoved && <Metric label="think block" value="moved out of the reply" wide />}
       </dl>
       {call.error && (

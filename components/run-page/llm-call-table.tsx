@@ -59,7 +59,14 @@ export const LlmCallTable = memo(function LlmCallTable({ calls, onOpenCall }: { 
                   <td className="td num">
                     {c.responseChars === 0 ? <span className="text-red-700 dark:text-red-400">0 (empty)</span> : formatCount(c.responseChars)}
                   </td>
-                  <td className="td num">{formatCount(c.promptTokens)}</td>
+                  <td className="td num">
+                    {formatCount(c.promptTokens)}
+                    {c.truncated && (
+                      <span className="ml-1 text-amber-700 dark:text-amber-300" title="Ollama cut the prompt to fit num_ctx; the reply is not trusted">
+                        truncated
+                      </span>
+                    )}
+                  </td>
                   <td className="td num">{formatCount(c.evalTokens)}</td>
                   <td className={`td num ${c.finishedAt === null ? 'text-sky-700 dark:text-sky-300' : ''}`}>{formatDuration(duration)}</td>
                   <td className="td font-mono">

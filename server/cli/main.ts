@@ -12,6 +12,7 @@ import { RequestError } from '../http/request-error';
 import { describeAllowedWorkspaces } from '../runs/workspace';
 import { BundleFileError, bundleCommand } from './bundle-commands';
 import { openRuntime, type Runtime } from '../runtime';
+import { doctorCommand } from './doctor';
 import { progressLine, summaryTable } from './progress';
 import { printable } from './terminal-text';
 
@@ -46,6 +47,7 @@ const USAGE = [
   `       npm run planscope -- fork <run> --round N [--plan plan.json] [--stage ${FORK_ONLY.stage}] ${flagsUsage(FORK_FLAG_FIELDS)} [--json]`,
   '       npm run planscope -- export <run id> > run.bundle.json',
   '       npm run planscope -- import <file>',
+  '       npm run planscope -- doctor [--json]',
 ].join('\n');
 
 function fail(reason: string): never {
@@ -135,6 +137,7 @@ async function main(): Promise<number> {
   }
   const [command, subject, ...extra] = positionals;
   if (command === 'export' || command === 'import') return bundleMain(command, subject, extra);
+  if (command === 'doctor') return doctor(positionals.slice(1), values);
   const request = commandRequest(positionals, values);
 
   let runtime;
@@ -205,6 +208,21 @@ async function followRun(runtime: Runtime, id: string): Promise<void> {
   for (const event of await runtime.store.events(id)) show(event);
   caughtUp = true;
   for (const event of early) show(event);
+}
+
+/** `doctor` takes no task and no run flags: only --json. */
+async function doctor(extra: string[], values: Record<string, string | boolean | undefined>): Promise<number> {
+  if (extra.length > 0) fail(`unexpected argument "${extra[0]}"`);
+  const flag = FLAG_FIELDS.find((field) => values[flagOf(field)] !== undefined);
+  if (flag) fail(`--${flagOf(flag)} is for run, not doctor`);
+  let config;
+  try {
+    config = loadConfig(process.env, appRootOf(import.meta.url));
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  return doctorCommand(config, values.json === true);
 }
 
 main().then(

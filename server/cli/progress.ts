@@ -96,6 +96,8 @@ export function callLine(c: LlmCallEntry): string {
     `prompt=${c.promptArtifact}`,
     ...(c.responseArtifact === null ? [] : [`response=${c.responseArtifact}`]),
     ...(c.thinkingArtifact === null ? [] : [`thinking_text=${c.thinkingArtifact}`]),
+    ...(c.evidenceShrunk ? [`evidence_shrunk=${c.evidenceShrunk.fromChars}->${c.evidenceShrunk.toChars} chars`] : []),
+    ...(c.truncated ? ['truncated=true'] : []),
     ...(c.thinkBlockMoved ? ['think_block_moved=true'] : []),
     ...(c.error === null ? [] : [`error=${c.error.code}: ${c.error.message}`]),
   ].join(' ');

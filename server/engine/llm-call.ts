@@ -1,10 +1,35 @@
+import type { CallOptions } from '../../lib/events';
 import { renderPrompt } from '../llm/prompts';
 import type { StageInput } from '../llm/stage-input';
 import { ModelCallError, type Model, type ModelReply, type ModelRequest } from '../llm/types';
 import { inSpan, spanKey } from '../telemetry/trace-context';
+import { evidentlyCut, fitPrompt, withinContextLength, withLessEvidence, type FittedPrompt } from './context-budget';
 import type { RunContext } from './context';
 
 export type CallRequest = Pick<ModelRequest, 'label' | 'onContent'> & { input: StageInput; round: number | null };
+
+/**
+ * One model call, kept inside the context window: the prompt is fitted to
+ * `num_ctx` before it is sent (its evidence cut down if need be), and a
+ * reply Ollama evidently read a cut prompt for is not trusted: the call is
+ * made once more with half the evidence, and fails with
+ * `context_exceeded` when that is cut too or there is no evidence to cut.
+ */
+export async function callModel(ctx: RunContext, request: CallRequest): Promise<{ call: string; reply: ModelReply }> {
+  const options = withinContextLength(ctx.callOptions[request.label], ctx.model.contextLength);
+  const first = await callOnce(ctx, request, options);
+  if (!first.truncated) return first;
+  const smaller = withLessEvidence(first.input);
+  if (smaller) {
+    const second = await callOnce(ctx, { ...request, input: smaller }, options);
+    if (!second.truncated) return second;
+  }
+  throw new ModelCallError(
+    'context_exceeded',
+    `Ollama cut the ${request.label}'s prompt to fit num_ctx ${options.numCtx} (it read ${first.reply.promptTokens} tokens)` +
+      `${smaller ? ', even with half the evidence' : ''}, so its reply is not trusted. Raise PLANSCOPE_NUM_CTX (within the model's context length) or ask about fewer files.`,
+  );
+}
 
 /**
  * One recorded LLM call: label and number (`planner#1`), model, host
@@ -12,12 +37,17 @@ export type CallRequest = Pick<ModelRequest, 'label' | 'onContent'> & { input: S
  * raw prompt and raw response kept as artifacts whatever happens, including
  * an empty or failed response.
  */
-export async function callModel(ctx: RunContext, request: CallRequest): Promise<{ call: string; reply: ModelReply }> {
+async function callOnce(
+  ctx: RunContext,
+  request: CallRequest,
+  options: CallOptions,
+): Promise<{ call: string; reply: ModelReply; truncated: boolean; input: FittedPrompt['input'] }> {
   const { model, recorder } = ctx;
   const call = `${request.label}#${recorder.view.llmCalls.length + 1}`;
+  // The offline baseline has no context window: it answers from the whole input.
+  const fit = model.baseline ? null : fitPrompt(request.input, options);
   // Rendered once: the prompt recorded is the prompt sent.
-  const prompt = renderPrompt(request.input);
-  const options = ctx.callOptions[request.label];
+  const { prompt, input } = fit?.ok ? fit.fitted : { prompt: renderPrompt(request.input), input: request.input };
   recorder.emit({
     type: 'llm_call_started',
     call,
@@ -30,10 +60,12 @@ export async function callModel(ctx: RunContext, request: CallRequest): Promise<
     options,
     // The baseline answers from the stage's input, not the prompt: kept so that its call can be replayed.
     ...(model.baseline && { inputArtifact: recorder.artifact(`${call}.input.json`, JSON.stringify(request.input), 'application/json') }),
+    ...(fit && { promptTokensEstimate: fit.ok ? fit.fitted.estimatedTokens : fit.estimatedTokens }),
+    ...(fit?.ok && fit.fitted.shrunk && { evidenceShrunk: fit.fitted.shrunk }),
   });
 
   const started = performance.now();
-  const finish = (reply: Pick<ModelReply, 'content' | 'thinking'> & Partial<ModelReply>, error: ModelCallError | null) =>
+  const finish = (reply: Pick<ModelReply, 'content' | 'thinking'> & Partial<ModelReply>, error: ModelCallError | null, truncated = false) =>
     recorder.emit({
       type: 'llm_call_finished',
       call,
@@ -49,14 +81,21 @@ export async function callModel(ctx: RunContext, request: CallRequest): Promise<
       thinkingArtifact: reply.thinking ? recorder.artifact(`${call}.thinking.txt`, reply.thinking) : null,
       error: error ? { code: error.code, message: error.message } : null,
       ...(reply.thinkBlockMoved && { thinkBlockMoved: true }),
+      ...(truncated && { truncated: true }),
     });
 
+  if (fit && !fit.ok) {
+    // Never sent: Ollama would have cut the prompt's beginning, its instructions, and answered the rest.
+    const error = new ModelCallError('context_exceeded', fit.message);
+    finish({ content: '', thinking: '' }, error);
+    throw error;
+  }
   try {
     // The model's HTTP request carries this call's span as its parent.
     const reply = await inSpan(spanKey.call(call), () =>
       sendToModel(model, {
         label: request.label,
-        input: request.input,
+        input,
         prompt,
         options,
         onContent: request.onContent,
@@ -64,8 +103,9 @@ export async function callModel(ctx: RunContext, request: CallRequest): Promise<
         timeoutMs: ctx.limits.callTimeoutMs,
       }),
     );
-    finish(reply, null);
-    return { call, reply };
+    const truncated = !model.baseline && evidentlyCut(reply.promptTokens, options.numCtx);
+    finish(reply, null, truncated);
+    return { call, reply, truncated, input };
   } catch (thrown) {
     const error = relabelAbort(ctx, thrown as ModelCallError);
     finish(error.partial, error);

@@ -105,6 +105,7 @@ function toReply(transcript: Transcript & { thinkBlockMoved?: boolean }, final: 
     evalTokens: countOrNull(final.eval_count),
     totalDurationNs: countOrNull(final.total_duration),
     loadDurationNs: countOrNull(final.load_duration),
+    evalDurationNs: countOrNull(final.eval_duration),
   };
 }
 

@@ -10,21 +10,23 @@ const READINESS_TIMEOUT_MS = 3000;
 
 /**
  * Refuses a run, before it exists, on a server too old for what it needs or
- * a model without a capability one of its roles needs. A server that cannot
- * be asked, or a model it does not have, is left to the run itself: it fails
- * with `model_unreachable` or `model_not_found`, visibly, as before.
+ * a model without a capability one of its roles needs; otherwise gives the
+ * model with its context length, when the server said it. A server that
+ * cannot be asked, or a model it does not have, is left to the run itself:
+ * it fails with `model_unreachable` or `model_not_found`, visibly, as before.
  */
-export async function refuseUnreadyModel(config: Pick<Config, 'ollamaHost' | 'callOptions'>, model: Model): Promise<void> {
-  if (model.baseline) return;
+export async function readyModel(config: Pick<Config, 'ollamaHost' | 'callOptions'>, model: Model): Promise<Model> {
+  if (model.baseline) return model;
   let facts;
   try {
     facts = await cachedOllamaFacts(config.ollamaHost, model.name, READINESS_TIMEOUT_MS);
   } catch {
-    return;
+    return model;
   }
   const problems = readinessProblems(facts.version, facts.model, config.callOptions);
   const first = problems[0];
   if (first) throw new RequestError(first.code, problems.map((p) => p.message).join(' '));
+  return { ...model, contextLength: facts.model?.contextLength ?? null };
 }
 
 /**

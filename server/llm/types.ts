@@ -43,6 +43,8 @@ export interface ModelReply {
   /** Ollama's own figures, nanoseconds, when it sent them. */
   totalDurationNs: number | null;
   loadDurationNs: number | null;
+  /** Time spent generating the reply, nanoseconds; with `evalTokens`, the model's speed. */
+  evalDurationNs?: number | null;
   /** Thinking was off but the content opened with a `<think>` block, now moved to `thinking`. */
   thinkBlockMoved?: boolean;
 }
@@ -66,6 +68,8 @@ export interface Model {
   readonly baseline: boolean;
   /** Host as shown to people: credentials masked. Null for the baseline. */
   readonly host: string | null;
+  /** The most context the model takes (`/api/show`), when known: no call asks for more. */
+  readonly contextLength?: number | null;
   /** Throws ModelCallError for every failure it can name. */
   complete(request: ModelRequest): Promise<ModelReply>;
 }

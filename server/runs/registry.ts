@@ -16,7 +16,7 @@ import { runAgent } from '../engine/run-loop';
 import type { RunStart } from '../engine/start-point';
 import { toolBudget } from '../engine/tool-budget';
 import type { ExternalTools } from '../engine/tools';
-import { refuseUnreadyModel } from '../llm/readiness';
+import { readyModel } from '../llm/readiness';
 import { resolveModel } from '../llm/resolve';
 import { workspaceChange } from '../mcp/workspace-identity';
 import { inRunTrace, newRunTraceparent } from '../telemetry/trace-context';
@@ -92,8 +92,7 @@ export class RunRegistry {
     }
     // Nothing of a plan is read before a person approves it.
     const limits = approval ? { ...setup.limits, readAhead: false } : setup.limits;
-    const model = resolveModel(request.model ?? setup.model, this.config);
-    await refuseUnreadyModel(this.config, model);
+    const model = await readyModel(this.config, resolveModel(request.model ?? setup.model, this.config));
     const id = newRunId();
     const traceparent = this.config.telemetry.traces ? newRunTraceparent() : undefined;
     const owner = thisProcess();

@@ -40,3 +40,72 @@ describe('a run on a server out of memory for the model', () => {
     expect(result.error?.message).toContain('ollama stop');
   });
 });
+
+const THREE_FILES = plan('src/config.ts', 'src/llm.ts', 'src/planner.ts');
+const chats = (harness: Harness) => harness.fake.requests.filter((r) => r.path === '/api/chat');
+
+describe("the context budget: a prompt kept inside the model's window", () => {
+  it('cuts the evidence down to fit num_ctx before sending, fairly between files, and says so in the call log', async () => {
+    h = await startHarness(
+      { planner: [{ content: THREE_FILES }], synthesizer: [{ content: endpointAnswer() }] },
+      { PLANSCOPE_NUM_CTX: '2800', PLANSCOPE_SYNTHESIZER_NUM_PREDICT: '500' },
+    );
+    const { id, result } = await h.run(ENDPOINT_TASK);
+
+    expect(result.status).toBe('completed');
+    const synthesizer = result.llmCalls.find((c) => c.label === 'synthesizer')!;
+    expect(synthesizer.evidenceShrunk).toEqual({ fromChars: 24_000, toChars: expect.any(Number) as unknown });
+    expect(synthesizer.evidenceShrunk!.toChars).toBeLessThan(24_000);
+    expect(synthesizer.promptTokensEstimate! + 500).toBeLessThanOrEqual(2800);
+    const prompt = (await h.runtime.store.listArtifacts(id)).find((a) => a.name === synthesizer.promptArtifact)!.content;
+    for (const file of ['src/config.ts', 'src/llm.ts', 'src/planner.ts']) expect(prompt).toContain(`=== ${file}`);
+    expect(prompt).toContain('not shown (over the evidence budget)');
+    expect(result.llmCalls.find((c) => c.label === 'planner')!.evidenceShrunk).toBeUndefined();
+  });
+
+  it('fails a call that cannot fit even so with context_exceeded, before anything is sent', async () => {
+    h = await startHarness({}, { PLANSCOPE_NUM_CTX: '512', PLANSCOPE_NUM_PREDICT: '400' });
+    const { result } = await h.run(ENDPOINT_TASK);
+
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('context_exceeded');
+    expect(result.error?.message).toContain('PLANSCOPE_NUM_CTX');
+    expect(result.llmCalls).toMatchObject([{ label: 'planner', status: 'failed', error: { code: 'context_exceeded' } }]);
+    expect(chats(h)).toEqual([]);
+  });
+
+  it('never asks for more context than the model has (/api/show)', async () => {
+    h = await startHarness({ modelInfo: { 'qwen3:8b': { contextLength: 6144 } } }, { PLANSCOPE_NUM_CTX: '16384' });
+    const { result } = await h.run(ENDPOINT_TASK);
+
+    expect(result.llmCalls.every((c) => c.options?.numCtx === 6144)).toBe(true);
+    expect(chats(h).every((r) => (r.body as { options: { num_ctx: number } }).options.num_ctx === 6144)).toBe(true);
+  });
+});
+
+describe('a prompt Ollama cut to fit num_ctx (prompt_eval_count reaching it)', () => {
+  it('marks the call truncated and asks once more with half the evidence', async () => {
+    // A tokenizer denser than the estimate: the prompt fits by the estimate, not in fact.
+    h = await startHarness(
+      { charsPerToken: 1.5, planner: [{ content: THREE_FILES }], synthesizer: [{ content: endpointAnswer() }] },
+      { PLANSCOPE_NUM_CTX: '4096' },
+    );
+    const { result } = await h.run(ENDPOINT_TASK);
+
+    expect(result.status).toBe('completed');
+    const [cut, again] = result.llmCalls.filter((c) => c.label === 'synthesizer');
+    expect(cut).toMatchObject({ truncated: true, promptTokens: 4096 });
+    expect(again!.truncated).toBeUndefined();
+    expect(again!.promptChars).toBeLessThan(cut!.promptChars);
+  });
+
+  it('fails with context_exceeded when the cut prompt has no evidence to give up (a planner)', async () => {
+    h = await startHarness({ charsPerToken: 0.25 }, { PLANSCOPE_NUM_CTX: '4096' });
+    const { result } = await h.run(ENDPOINT_TASK);
+
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('context_exceeded');
+    expect(result.llmCalls).toMatchObject([{ label: 'planner', truncated: true, status: 'ok' }]);
+    expect(chats(h)).toHaveLength(1);
+  });
+});

@@ -58,11 +58,19 @@ export type FakeScript = {
   version?: string | null;
   /** By model name as installed (`qwen3:8b`). */
   modelInfo?: Record<string, FakeModelInfo>;
+  /**
+   * How many characters of a prompt make a token (default 4). A prompt of
+   * more tokens than its `num_ctx` is cut as Ollama cuts it: its beginning
+   * dropped, and `prompt_eval_count` is `num_ctx`.
+   */
+  charsPerToken?: number;
   planner?: FakeReply[];
   synthesizer?: FakeReply[];
   reviewer?: FakeReply[];
   actor?: FakeReply[];
   executor?: FakeReply[];
+  /** `planscope doctor`'s structured-output probe. */
+  probe?: FakeReply[];
 };
 
 export interface RecordedRequest {
@@ -85,7 +93,7 @@ export interface FakeOllama {
 export const DEFAULT_MODELS = ['qwen3:8b', 'llama3.2:latest'];
 const DEFAULT_CHUNKS = 3;
 const FAKE_VERSION = '0.12.10';
-const SCRIPT_KEYS = ['models', 'version', 'modelInfo'];
+const SCRIPT_KEYS = ['models', 'version', 'modelInfo', 'charsPerToken'];
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
@@ -97,8 +105,9 @@ const ROLE_BY_PROPERTY = [
   ['reviews', 'reviewer'],
   ['action', 'actor'],
   ['status', 'executor'],
+  ['sum', 'probe'],
 ] as const;
-const CHAT_ROLES = ['planner', 'synthesizer', 'reviewer', 'actor', 'executor'] as const;
+const CHAT_ROLES = ['planner', 'synthesizer', 'reviewer', 'actor', 'executor', 'probe'] as const;
 type ChatRole = (typeof CHAT_ROLES)[number];
 
 export async function startFakeOllama(script: FakeScript = {}, opts: { port?: number } = {}): Promise<FakeOllama> {
@@ -146,7 +155,8 @@ export function parseFakeScript(value: unknown): FakeScript {
   for (const key of Object.keys(value)) {
     if (!SCRIPT_KEYS.includes(key) && !(CHAT_ROLES as readonly string[]).includes(key)) throw new Error(`unknown script key "${key}"`);
   }
-  const { models, version, modelInfo } = value;
+  const { models, version, modelInfo, charsPerToken } = value;
+  if (charsPerToken !== undefined && !(typeof charsPerToken === 'number' && charsPerToken > 0)) throw new Error('"charsPerToken" must be a positive number');
   if (models !== undefined && !(Array.isArray(models) && models.every((m) => typeof m === 'string'))) {
     throw new Error('"models" must be an array of strings');
   }
@@ -170,6 +180,7 @@ class FakeState {
   private models = new Set<string>();
   private info: Record<string, FakeModelInfo> = {};
   version: string | null = FAKE_VERSION;
+  charsPerToken = 4;
   private queues = emptyQueues();
   /** What /api/ps reports: models a chat has touched, with the context they were loaded with. */
   readonly loaded = new Map<string, { numCtx: number }>();
@@ -181,6 +192,7 @@ class FakeState {
   load(script: FakeScript): void {
     this.models = new Set((script.models ?? DEFAULT_MODELS).map(withTag));
     this.version = script.version === undefined ? FAKE_VERSION : script.version;
+    this.charsPerToken = script.charsPerToken ?? 4;
     this.info = Object.fromEntries(Object.entries(script.modelInfo ?? {}).map(([name, info]) => [withTag(name), info]));
     // Copies: taking replies must not eat the caller's script.
     this.queues = emptyQueues();
@@ -301,6 +313,8 @@ interface ChatBody {
   think: unknown;
   messages: unknown;
   numCtx: number;
+  /** What the prompt takes, cut to `num_ctx` as Ollama truncates a longer one. */
+  promptTokens: number;
 }
 
 async function chat(body: unknown, res: ServerResponse, state: FakeState) {
@@ -321,7 +335,9 @@ async function chat(body: unknown, res: ServerResponse, state: FakeState) {
     think,
     messages: body['messages'],
     numCtx: typeof options['num_ctx'] === 'number' ? options['num_ctx'] : 4096,
+    promptTokens: 0,
   };
+  request.promptTokens = Math.min(request.numCtx, Math.ceil(promptChars(request.messages) / state.charsPerToken));
   state.loaded.set(withTag(model), { numCtx: request.numCtx });
 
   // `messages: []` only loads the model.
@@ -347,7 +363,7 @@ function roleOf(format: unknown): ChatRole {
 }
 
 function emptyQueues(): Record<ChatRole, FakeReply[]> {
-  return { planner: [], synthesizer: [], reviewer: [], actor: [], executor: [] };
+  return { planner: [], synthesizer: [], reviewer: [], actor: [], executor: [], probe: [] };
 }
 
 async function streamReply(reply: FakeReply, request: ChatBody, res: ServerResponse, gone: AbortSignal, received: number) {
@@ -422,7 +438,7 @@ function chunk(model: string, content: string, thinking: string | undefined) {
 
 /** The `done:true` line: empty message, done_reason and the metrics (nanoseconds). */
 function finalChunk(reply: FakeReply, request: ChatBody) {
-  const promptTokens = reply.promptTokens ?? estimateTokens(JSON.stringify(request.messages ?? []));
+  const promptTokens = reply.promptTokens ?? request.promptTokens;
   const evalTokens = reply.evalTokens ?? estimateTokens((reply.thinking ?? '') + (reply.content ?? ''));
   const loadNs = 1_334_875;
   const promptEvalNs = promptTokens * 350_000;
@@ -443,6 +459,11 @@ function finalChunk(reply: FakeReply, request: ChatBody) {
 /** Ollama's metrics are `omitempty`: zero values are left out, not sent as 0. */
 function omitZeroMetrics<T extends Record<string, unknown>>(final: T): Partial<T> {
   return Object.fromEntries(Object.entries(final).filter(([, v]) => v !== 0)) as Partial<T>;
+}
+
+function promptChars(messages: unknown): number {
+  if (!Array.isArray(messages)) return 0;
+  return messages.reduce((n: number, m: unknown) => n + (isRecord(m) && typeof m['content'] === 'string' ? m['content'].length : 0), 0);
 }
 
 function estimateTokens(text: string): number {
