@@ -69,7 +69,7 @@ export function ComparePlans({ side, rounds, divergence, forkStart }: { side: Co
 function DivergenceMark() {
   return (
     <div data-testid="divergence" className="mb-1 text-[11px] font-semibold text-violet-800 dark:text-violet-300">
-      <span aria-hidden>⑂ </span>The runs part here
+      <span aria-hidden>↳ </span>The runs part here
     </div>
   );
 }

@@ -36,7 +36,7 @@ function ForkRelation({ a, b }: { a: CompareSide; b: CompareSide }) {
 function DivergenceSummary({ divergence }: { divergence: Divergence }) {
   return (
     <span data-testid="divergence-summary" className="font-medium text-violet-800 dark:text-violet-300">
-      ⑂ {divergence.at === 'answer' ? 'The plans agree; the runs part at the answer' : `The runs part at round ${divergence.round}`}
+      ↳ {divergence.at === 'answer' ? 'The plans agree; the runs part at the answer' : `The runs part at round ${divergence.round}`}
     </span>
   );
 }

@@ -10,10 +10,10 @@ const compareLink = (parent: string, fork: string) => `/compare?a=${encodeURICom
 export function ForkLineage({ runId, forkedFrom, forks }: { runId: string; forkedFrom: ForkedFrom | null; forks: RunSummary[] }) {
   if (!forkedFrom && forks.length === 0) return null;
   return (
-    <section aria-label="Forks" className="space-y-1.5 rounded border border-violet-200 bg-violet-50/60 px-3 py-2 text-xs dark:border-violet-900 dark:bg-violet-950/30">
+    <section aria-label="Forks" className="space-y-1.5 rounded border border-violet-300 bg-white px-3 py-2 text-xs dark:border-violet-800 dark:bg-zinc-900">
       {forkedFrom && (
         <p data-testid="forked-from">
-          <span aria-hidden className="mr-1 text-violet-700 dark:text-violet-300">⑂</span>
+          <span aria-hidden className="mr-1 text-violet-700 dark:text-violet-300">↳</span>
           Forked from run{' '}
           <Link className="link font-mono" href={runLink(forkedFrom.run)}>
             {forkedFrom.run}
