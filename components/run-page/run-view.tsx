@@ -8,7 +8,11 @@ import { checkPlanPath, SHAPE_ONLY_POLICY } from '@/lib/policy';
 import { isTerminal } from '@/lib/run-state';
 import { prefersReducedMotion } from '../keyboard/use-shortcuts';
 import { useGiveVerdict } from '../human-verdicts/give-verdict';
+import type { RunSummary } from '@/lib/api';
+import type { RoundView } from '@/lib/run-state';
 import { AnswerPanel, type Judging } from './answer-panel';
+import { ForkEditor, type ForkSettings } from './fork-editor';
+import { ForkLineage } from './fork-lineage';
 import type { LineRange } from './file-lines';
 import { LlmCallDrawer } from './llm-call-drawer';
 import { LlmCallTable } from './llm-call-table';
@@ -37,6 +41,8 @@ export function RunView({
   traceUrl = null,
   imported = null,
   person,
+  fork = null,
+  forks = [],
 }: {
   runId: string;
   initialEvents: RunEvent[];
@@ -46,6 +52,10 @@ export function RunView({
   imported?: RunImport | null;
   /** Who this page's verdicts are given as: the token's name, or `local`. */
   person: string;
+  /** What forking this run needs; null where it cannot be forked from the page. */
+  fork?: ForkSettings | null;
+  /** The runs forked from this one, newest first. */
+  forks?: RunSummary[];
 }) {
   const { view, connection, streamError, fold } = useRunEvents(runId, initialEvents);
   const verdict = useGiveVerdict(runId, fold);
@@ -56,6 +66,7 @@ export function RunView({
     setOpenCall(name);
     setReplaying(replay);
   }, []);
+  const [forkRound, setForkRound] = useState<RoundView | null>(null);
   const live = !isTerminal(view.status);
   const observed = useMemo(() => new Set(Object.keys(view.observations)), [view.observations]);
   useRunPageKeys();
@@ -86,6 +97,7 @@ export function RunView({
     <div className="space-y-3">
       <RunAnnouncer view={view} />
       <OutcomeHeader runId={runId} view={view} connection={connection} traceUrl={traceUrl} imported={imported} />
+      <ForkLineage runId={runId} forkedFrom={view.forkedFrom} forks={forks} />
       {streamError && (
         <p role="status" className="rounded border border-amber-300 bg-amber-50 px-3 py-1.5 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
           {streamError}
@@ -98,7 +110,9 @@ export function RunView({
         maxRounds={view.limits?.maxRounds ?? null}
         runLive={live}
         onOpenCall={openLlmCall}
+        {...(fork && { onFork: setForkRound })}
       />
+      {fork && forkRound && <ForkEditor runId={runId} view={view} round={forkRound} settings={fork} onClose={() => setForkRound(null)} />}
 
       <div className="grid items-start gap-3 lg:grid-cols-[minmax(0,5fr)_minmax(0,6fr)]">
         <div className="min-w-0 space-y-3">
