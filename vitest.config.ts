@@ -22,6 +22,7 @@ const ON_POSTGRES = [
   'test/integration/eval.test.ts',
   'test/integration/workspace-roots.test.ts',
   'test/integration/fork.test.ts',
+  'test/integration/approval.test.ts',
   'test/reliability/model-output.test.ts',
   'test/reliability/injection.test.ts',
   'test/reliability/secret-content.test.ts',
