@@ -10,6 +10,7 @@ import { ConfigError, loadConfig } from '../config';
 import { RequestError } from '../http/request-error';
 import { describeAllowedWorkspaces } from '../runs/workspace';
 import { openRuntime } from '../runtime';
+import { approveOnTerminal } from './approve';
 import { progressLine, summaryTable } from './progress';
 import { printable } from './terminal-text';
 
@@ -33,7 +34,7 @@ function flagOf(field: string): string {
   return field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 }
 
-const USAGE = `usage: npm run planscope -- run "<task>" ${FLAG_FIELDS.map((f) => `[--${flagOf(f)} ${FLAG_VALUES[f]}]`).join(' ')} [--json]`;
+const USAGE = `usage: npm run planscope -- run "<task>" ${FLAG_FIELDS.map((f) => `[--${flagOf(f)} ${FLAG_VALUES[f]}]`).join(' ')} [--approve] [--json]`;
 
 function fail(reason: string): never {
   process.stderr.write(`planscope: ${printable(reason)}\n${USAGE}\n`);
@@ -48,6 +49,7 @@ function parseCli(argv: string[]) {
       options: {
         ...Object.fromEntries(FLAG_FIELDS.map((field) => [flagOf(field), { type: 'string' as const }])),
         json: { type: 'boolean', default: false },
+        approve: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -82,7 +84,9 @@ async function main(): Promise<number> {
   if (command !== 'run') fail(command ? `unknown command "${command}"` : 'missing command');
   if (!task || task.trim() === '') fail('missing task');
   if (extra.length > 0) fail(`unexpected argument "${extra[0]}" (quote the task)`);
-  const request = requestOf(task, values);
+  // Asking on the terminal would break the one JSON document --json prints.
+  if (values.approve && values.json) fail('--approve asks on the terminal; it cannot be combined with --json');
+  const request = { ...requestOf(task, values), ...(values.approve && { approval: 'plan' as const }) };
 
   let runtime;
   try {
@@ -112,8 +116,10 @@ async function main(): Promise<number> {
         if (line) process.stdout.write(`${printable(line)}\n`);
       });
     }
+    const stopAsking = values.approve ? approveOnTerminal(runtime.registry, runtime.bus, id, { input: process.stdin, output: process.stdout }) : () => {};
     process.once('SIGINT', () => runtime.registry.cancel(id));
     const view = await runtime.registry.waitFor(id);
+    stopAsking();
     const result = toResult(id, view);
     if (values.json) {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
