@@ -24,6 +24,7 @@ const ON_POSTGRES = [
   'test/integration/replay.test.ts',
   'test/integration/human-verdicts.test.ts',
   'test/integration/fork.test.ts',
+  'test/integration/approval.test.ts',
   'test/reliability/model-output.test.ts',
   'test/reliability/injection.test.ts',
   'test/reliability/secret-content.test.ts',

@@ -13,6 +13,7 @@ import { describeAllowedWorkspaces } from '../runs/workspace';
 import { BundleFileError, bundleCommand } from './bundle-commands';
 import { openRuntime, type Runtime } from '../runtime';
 import { doctorCommand } from './doctor';
+import { approveOnTerminal } from './approve';
 import { progressLine, summaryTable } from './progress';
 import { printable } from './terminal-text';
 
@@ -43,8 +44,8 @@ const FORK_ONLY = { round: 'N', plan: 'plan.json', stage: ForkStage.options.join
 const flagsUsage = (fields: readonly FlagField[]) => fields.map((f) => `[--${flagOf(f)} ${FLAG_VALUES[f]}]`).join(' ');
 
 const USAGE = [
-  `usage: npm run planscope -- run "<task>" ${flagsUsage(FLAG_FIELDS)} [--json]`,
-  `       npm run planscope -- fork <run> --round N [--plan plan.json] [--stage ${FORK_ONLY.stage}] ${flagsUsage(FORK_FLAG_FIELDS)} [--json]`,
+  `usage: npm run planscope -- run "<task>" ${flagsUsage(FLAG_FIELDS)} [--approve] [--json]`,
+  `       npm run planscope -- fork <run> --round N [--plan plan.json] [--stage ${FORK_ONLY.stage}] ${flagsUsage(FORK_FLAG_FIELDS)} [--approve] [--json]`,
   '       npm run planscope -- export <run id> > run.bundle.json',
   '       npm run planscope -- import <file>',
   '       npm run planscope -- doctor [--json]',
@@ -63,6 +64,7 @@ function parseCli(argv: string[]) {
       options: {
         ...Object.fromEntries([...FLAG_FIELDS, ...Object.keys(FORK_ONLY)].map((field) => [flagOf(field), { type: 'string' as const }])),
         json: { type: 'boolean', default: false },
+        approve: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -138,7 +140,9 @@ async function main(): Promise<number> {
   const [command, subject, ...extra] = positionals;
   if (command === 'export' || command === 'import') return bundleMain(command, subject, extra);
   if (command === 'doctor') return doctor(positionals.slice(1), values);
-  const request = commandRequest(positionals, values);
+  // Asking on the terminal would break the one JSON document --json prints.
+  if (values.approve && values.json) fail('--approve asks on the terminal; it cannot be combined with --json');
+  const request = { ...commandRequest(positionals, values), ...(values.approve && { approval: 'plan' as const }) };
 
   let runtime;
   try {
@@ -163,8 +167,10 @@ async function main(): Promise<number> {
       throw error;
     }
     if (!values.json) await followRun(runtime, id);
+    const stopAsking = values.approve ? approveOnTerminal(runtime.registry, runtime.bus, id, { input: process.stdin, output: process.stdout }) : () => {};
     process.once('SIGINT', () => runtime.registry.cancel(id));
     const view = await runtime.registry.waitFor(id);
+    stopAsking();
     const result = toResult(id, view);
     if (values.json) {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

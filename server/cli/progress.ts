@@ -38,6 +38,12 @@ export function progressLine(e: RunEvent, view: RunState): string | null {
       ].join('\n');
     case 'plan_accepted':
       return `✓    round ${e.round} accepted (${e.steps.length} step${e.steps.length === 1 ? '' : 's'})`;
+    case 'approval_requested':
+      return `⧗    round ${e.round} waits for approval of its plan`;
+    case 'approval_decided':
+      return e.decision === 'reject'
+        ? `✗    round ${e.round} rejected by ${e.by}: ${e.note ?? ''}`
+        : `✓    round ${e.round} ${e.decision === 'approve' ? 'approved' : `edited (${e.steps?.length ?? 0} steps) and approved`} by ${e.by}`;
     case 'step_cached':
       return `=    ${e.path} reused from ${e.fromRun ? `run ${e.fromRun} ` : ''}round ${e.fromRound}`;
     case 'step_finished':

@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { Rejection } from '../../lib/events';
+import type { ProposedStep, Rejection } from '../../lib/events';
 import { judgeGivenPlan } from '../../lib/plan-judgement';
+import type { ApprovalDecisionView } from '../../lib/run-state';
 import { stopIfAborted, type RunContext } from './context';
 import type { PlanApprovals } from './ports';
 import { planRules, type AcceptedPlan, type PlanProfile } from './profiles/profile';
 
-/** What a person made of a plan: the plan to run (as proposed, or as they edited it), or their reason to plan again. */
-export type ApprovedPlan = { approved: true; plan: AcceptedPlan } | { approved: false; rejection: Rejection };
+/**
+ * What a round goes on with: the plan to run (as accepted, or as a person
+ * edited it), or why it was refused (by the Validator, or by the person
+ * asked to approve it), which the next round's planner is told.
+ */
+export type RoundPlan = { approved: true; plan: AcceptedPlan } | { approved: false; proposed: ProposedStep[] | null; rejections: Rejection[] };
 
 /**
  * Records a request for approval of the plan the Validator accepted in
@@ -21,7 +26,7 @@ export async function askApproval(
   profile: PlanProfile,
   round: number,
   plan: AcceptedPlan,
-): Promise<ApprovedPlan> {
+): Promise<RoundPlan> {
   const request = randomUUID();
   const goal = plan.goal === undefined ? {} : { goal: plan.goal };
   ctx.recorder.emit({ type: 'approval_requested', round, request, ...goal, steps: plan.steps });
@@ -33,12 +38,22 @@ export async function askApproval(
       stopIfAborted(ctx);
       throw error;
     });
+  return approvedPlanOf(decision, plan);
+}
+
+/** The plan to run after a decision on `plan` (as proposed, or as edited), or the rejection the next planner is told. */
+export function approvedPlanOf(decision: ApprovalDecisionView, plan: AcceptedPlan): RoundPlan {
   switch (decision.decision) {
     case 'approve':
       return { approved: true, plan };
     case 'edit_and_approve':
       return { approved: true, plan: { ...(decision.goal === undefined ? {} : { goal: decision.goal }), steps: decision.steps ?? plan.steps } };
     case 'reject':
-      return { approved: false, rejection: { step: null, code: 'rejected_by_person', message: decision.note ?? 'The plan was rejected.' } };
+      return { approved: false, proposed: plan.steps, rejections: [personRejection(decision.note)] };
   }
+}
+
+/** A person's rejection as the planner is told it: their note. */
+export function personRejection(note: string | undefined): Rejection {
+  return { step: null, code: 'rejected_by_person', message: note ?? 'The plan was rejected.' };
 }

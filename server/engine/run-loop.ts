@@ -23,7 +23,8 @@ const GATHER: Record<Strategy, (ctx: RunContext, files: WorkspaceFile[]) => Prom
  * explicit failure with its reason, never a hang.
  */
 export async function runAgent(ctx: RunContext): Promise<void> {
-  ctx.recorder.emit({ type: 'run_started' });
+  // A run going on after a restart started long ago.
+  if (ctx.recorder.view.startedAt === null) ctx.recorder.emit({ type: 'run_started' });
   try {
     if (ctx.start?.stage !== 'answer') await gather(ctx);
     stopIfAborted(ctx);

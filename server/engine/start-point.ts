@@ -3,6 +3,7 @@ import type { EventOf } from '../../lib/events';
 import { READ_FILE_TOOL } from '../../lib/general-plan';
 import type { RoundView, RunState } from '../../lib/run-state';
 import type { RoundLesson } from '../llm/stage-input';
+import { personRejection, type RoundPlan } from './approval';
 import { completedWork, conclusionKey, toolCallKey } from './completed-work';
 import type { CompletedWork, Conclusion, Observation } from './ports';
 
@@ -21,7 +22,16 @@ import type { CompletedWork, Conclusion, Observation } from './ports';
  * - `answer`: nothing more is gathered; the Synthesizer answers from the
  *   completed work.
  */
-export type RunStart = { stage: 'plan'; round: number; plan: unknown; lessons: RoundLesson[] } | { stage: 'answer' };
+export type RunStart =
+  | { stage: 'plan'; round: number; plan: unknown; lessons: RoundLesson[] }
+  | { stage: 'answer' }
+  /**
+   * `decided`: a run that waited for approval and goes on in another
+   * process (after a restart). Round `round`'s plan is in the run's own log,
+   * accepted and decided on: it runs as approved, or the rejection is what
+   * the next round's planner is told.
+   */
+  | { stage: 'decided'; round: number; decided: RoundPlan; lessons: RoundLesson[] };
 
 /**
  * The completed work a run had when its log was folded into `view`, as the
@@ -77,6 +87,10 @@ function dependencyResults(round: RoundView, index: number): string[] {
 /** What the planner of a later round is told of the rounds in `view`, as the loop would have told it. */
 export function lessonsOf(view: RunState): RoundLesson[] {
   return view.rounds.flatMap((r): RoundLesson[] => {
+    const rejected = r.approval?.decision?.decision === 'reject' ? r.approval.decision : null;
+    if (rejected) {
+      return [{ round: r.round, proposed: r.steps.map((s) => s.step), rejections: [personRejection(rejected.note)], failures: [] }];
+    }
     if (r.accepted) {
       const failures = r.steps.flatMap((s) => (s.error ? [{ step: s.index, path: s.path, code: s.error.code, message: s.error.message }] : []));
       return failures.length === 0 ? [] : [{ round: r.round, proposed: r.steps.map((s) => s.step), rejections: [], failures }];

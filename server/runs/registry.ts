@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { RunErrorCode } from '../../lib/codes';
+import type { ErrorInfo, RunErrorCode } from '../../lib/codes';
 import type { EventOf, ForkedFrom, PlanProfile, ProposedStep, RunEvent, RunLimits, Strategy } from '../../lib/events';
 import type { ToolSpec } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { rulesOf, type PlanRulesInfo } from '../../lib/plan-judgement';
 import { RunRequest, type ForkRequest } from '../../lib/run-request';
-import { emptyRun, foldRun, isTerminal, type ApprovalDecisionView, type RunState } from '../../lib/run-state';
+import { judgeGivenPlan, type PlanRules } from '../../lib/plan-judgement';
+import { emptyRun, foldRun, isTerminal, pendingApproval, type ApprovalDecisionView, type RunState } from '../../lib/run-state';
 import { ApprovalBody } from '../../lib/approval';
 import { runLimits, type Config } from '../config';
 import { completedWork } from '../engine/completed-work';
@@ -13,7 +14,8 @@ import { RunParked, RunStop } from '../engine/context';
 import type { ApprovalWait, CompletedWork } from '../engine/ports';
 import { planRules } from '../engine/profiles/profile';
 import { runAgent } from '../engine/run-loop';
-import type { RunStart } from '../engine/start-point';
+import { lessonsOf, workOf, type RunStart } from '../engine/start-point';
+import { approvedPlanOf } from '../engine/approval';
 import { toolBudget } from '../engine/tool-budget';
 import type { ExternalTools } from '../engine/tools';
 import { readyModel } from '../llm/readiness';
@@ -71,6 +73,8 @@ export class RunRegistry {
   private readonly queue: string[] = [];
   /** Runs going on after a decision, waiting for a slot: served before the queue of runs not yet started. */
   private readonly resuming: (() => void)[] = [];
+  /** The approval timeouts of runs waiting with no process of their own, found at recovery: this process ends them. */
+  private readonly waitingElsewhere = new Map<string, NodeJS.Timeout>();
   private running = 0;
 
   constructor(
@@ -135,6 +139,22 @@ export class RunRegistry {
       recorder.emit({ type: 'work_carried', ...setup.carried });
     }
 
+    // Every call the run makes (to Ollama, to MCP servers) carries its trace from here on.
+    this.enqueue(id, recorder, controller, (live) =>
+      inRunTrace(traceparent, () => this.execute(id, live, recorder, model, pinned, limits, strategy, profile, begin, approval !== null)),
+    );
+    // With a store that commits later, the id is handed out once the run's first events are stored, as with one that commits at once.
+    try {
+      await recorder.flushed();
+    } catch (error) {
+      // A later event that failed has stopped the run already; one whose first event was not stored cannot be shown at all.
+      if (recorder.committedView.lastSeq === 0) throw error;
+    }
+    return { id };
+  }
+
+  /** A run live here from now on, queued for a slot; `run` runs it once it has one. */
+  private enqueue(id: string, recorder: RunRecorder, controller: AbortController, run: (live: LiveRun) => Promise<void>): LiveRun {
     let settle!: (view: RunState) => void;
     const done = new Promise<RunState>((resolve) => (settle = resolve));
     const live: LiveRun = {
@@ -145,22 +165,12 @@ export class RunRegistry {
       awaiting: null,
       done,
       settle,
-      start: () => {
-        // Every call the run makes (to Ollama, to MCP servers) carries its trace from here on.
-        void inRunTrace(traceparent, () => this.execute(id, live, recorder, model, pinned, limits, strategy, profile, begin, approval !== null));
-      },
+      start: () => void run(live),
     };
     this.live.set(id, live);
     this.queue.push(id);
     this.pump();
-    // With a store that commits later, the id is handed out once the run's first events are stored, as with one that commits at once.
-    try {
-      await recorder.flushed();
-    } catch (error) {
-      // A later event that failed has stopped the run already; one whose first event was not stored cannot be shown at all.
-      if (recorder.committedView.lastSeq === 0) throw error;
-    }
-    return { id };
+    return live;
   }
 
   /** Cancels a queued or running run; false when it is not live in this process. */
@@ -200,9 +210,12 @@ export class RunRegistry {
     let recovered = 0;
     for (const row of await this.store.unfinishedRuns()) {
       // Live here: ours and still going. Another live process (a CLI run): its own.
-      // Waiting for a person is not being in flight: a process that died while a run waited has lost nothing.
-      if (row.status === 'awaiting_approval') continue;
       if (ownerAlive(ownerOfRun(row), this.live.has(row.id) || heldHere('run', row.id))) continue;
+      // Waiting for a person is not being in flight: the process that asked has lost nothing by going away.
+      if (row.status === 'awaiting_approval') {
+        await this.watchWaiting(row.id);
+        continue;
+      }
       const recorder = this.newRecorder(row.id, foldRun(await this.store.events(row.id)));
       // It may have ended while its events were read.
       if (isTerminal(recorder.view.status)) continue;
@@ -222,8 +235,55 @@ export class RunRegistry {
     return recovered;
   }
 
+  /** Keeps the approval timeout of a run that waits with no process of its own, counted from its request. */
+  private async watchWaiting(id: string): Promise<void> {
+    const pending = pendingApproval(foldRun(await this.store.events(id)));
+    if (!pending || this.waitingElsewhere.has(id)) return;
+    const left = Math.max(0, pending.requestedAt + this.config.approvalTimeoutMs - Date.now());
+    const timer = setTimeout(() => {
+      this.waitingElsewhere.delete(id);
+      void this.endWaiting(id, 'failed', { code: 'approval_timeout', message: approvalTimeoutMessage(pending.round, this.config.approvalTimeoutMs) }).catch(
+        (error: unknown) => process.stderr.write(`planscope: run ${id} was not ended approval_timeout: ${(error as Error).message}\n`),
+      );
+    }, left);
+    timer.unref();
+    this.waitingElsewhere.set(id, timer);
+  }
+
+  private forgetWaiting(id: string): void {
+    clearTimeout(this.waitingElsewhere.get(id));
+    this.waitingElsewhere.delete(id);
+  }
+
+  /**
+   * Cancels a run that waits for a decision with no process of its own;
+   * false when it is not such a run (`cancel` handles runs live here).
+   */
+  async cancelWaiting(id: string): Promise<boolean> {
+    return this.endWaiting(id, 'cancelled', { code: 'cancelled', message: 'The run was cancelled while it waited for a decision on its plan.' });
+  }
+
+  /** Ends a run that waits with no process of its own, once this process has taken it over; false when it is not waiting so. */
+  private async endWaiting(id: string, status: 'failed' | 'cancelled', error: ErrorInfo): Promise<boolean> {
+    const row = await this.store.getRun(id);
+    if (row?.status !== 'awaiting_approval' || this.live.has(id) || ownerAlive(ownerOfRun(row), heldHere('run', id))) return false;
+    holdHere('run', id);
+    try {
+      if (!(await this.store.claimRun(id, ownerOfRun(row), thisProcess()))) return false;
+      this.forgetWaiting(id);
+      const recorder = this.newRecorder(id, foldRun(await this.store.events(id)));
+      if (recorder.view.status !== 'awaiting_approval') return false;
+      recorder.emit({ type: 'run_finished', status, error });
+      await recorder.flushed();
+      return true;
+    } finally {
+      releaseHere('run', id);
+    }
+  }
+
   /** Cancels everything in flight and waits (bounded) for each run to record its end. */
   async shutdown(timeoutMs = 5000): Promise<void> {
+    for (const id of [...this.waitingElsewhere.keys()]) this.forgetWaiting(id);
     const pending = [...this.live.entries()];
     // A run waiting for a person is not stopped by the process going away: it stays waiting.
     for (const [id, live] of pending) if (live.awaiting) live.awaiting.park();
@@ -335,23 +395,70 @@ export class RunRegistry {
     const live = this.live.get(id);
     const awaiting = live?.awaiting;
     if (!live || !awaiting) {
-      const row = await this.store.getRun(id);
-      if (!row) throw new RequestError('run_not_found', `There is no run ${id}.`);
-      throw new RequestError('approval_not_pending', `Run ${id} is ${row.status}; it is not waiting for a decision here.`);
+      if (live) throw new RequestError('approval_not_pending', `Run ${id} is ${live.recorder.view.status}; it is not waiting for a decision.`);
+      return this.continueWaiting(id, body, by);
     }
     const { pending } = awaiting;
-    if (body.request !== pending.request) {
-      throw new RequestError(
-        'approval_not_pending',
-        `Run ${id} waits for a decision on request ${pending.request} (round ${pending.round}); request ${body.request} was decided already or never made.`,
-      );
-    }
+    checkRequest(id, pending, body);
     live.recorder.emit({ type: 'approval_decided', request: pending.request, round: pending.round, ...decisionOf(body, pending), by });
     const decision = live.recorder.view.rounds.find((r) => r.round === pending.round)?.approval?.decision;
     if (!decision) throw new Error(`the decision on request ${pending.request} was not folded in`);
     awaiting.decided(decision);
     await live.recorder.flushed();
     return decision;
+  }
+
+  /**
+   * A decision on a run that waits with no process of its own (the one that
+   * asked has stopped): this process records it, takes the run over, and
+   * goes on from the decided round with the work the log holds, as a fork
+   * begins at a round. Nothing changes when the decision is refused.
+   */
+  private async continueWaiting(id: string, body: ApprovalBody, by: string): Promise<ApprovalDecisionView> {
+    const row = await this.store.getRun(id);
+    if (!row) throw new RequestError('run_not_found', `There is no run ${id}.`);
+    const notWaiting = (why: string) => new RequestError('approval_not_pending', `Run ${id} ${why}; it is not waiting for a decision here.`);
+    if (row.status !== 'awaiting_approval') throw notWaiting(`is ${row.status}`);
+    if (ownerAlive(ownerOfRun(row), heldHere('run', id))) throw notWaiting('waits in another process, which takes the decision');
+    const events = await this.store.events(id);
+    const view = foldRun(events);
+    const pending = pendingApproval(view);
+    const created = events[0]?.type === 'run_created' ? events[0] : null;
+    if (!pending || !created || !view.limits) throw notWaiting(`is ${view.status}`);
+    checkRequest(id, pending, body);
+    const rules = await this.planRulesOfRun(view.profile, view.limits.maxSteps);
+    const decided = decisionOf(body, { request: pending.request, round: pending.round, judge: (plan) => judgeGivenPlan(view.profile, plan, rules) });
+    holdHere('run', id);
+    if (!(await this.store.claimRun(id, ownerOfRun(row), thisProcess()))) {
+      releaseHere('run', id);
+      throw notWaiting('was taken over by another process');
+    }
+    this.forgetWaiting(id);
+    const controller = new AbortController();
+    const recorder = this.newRecorder(id, view, controller);
+    recorder.emit({ type: 'approval_decided', request: pending.request, round: pending.round, ...decided, by });
+    const decision = recorder.view.rounds.find((r) => r.round === pending.round)?.approval?.decision;
+    if (!decision) throw new Error(`the decision on request ${pending.request} was not folded in`);
+    const plan = { ...(pending.goal === null ? {} : { goal: pending.goal }), steps: pending.steps };
+    const begin: RunBeginning = {
+      work: await workOf(view, async (name) => (await this.store.getArtifact(id, name))?.content ?? ''),
+      start: { stage: 'decided', round: pending.round, decided: approvedPlanOf(decision, plan), lessons: lessonsOf(view) },
+    };
+    const pinned = created.workspaceIdentity
+      ? { path: created.workspace, identity: created.workspaceIdentity }
+      : resolveWorkspace(created.workspace, { roots: this.config.workspaceRoots, defaultWorkspace: this.config.workspace });
+    const model = resolveModel(view.model, this.config);
+    this.enqueue(id, recorder, controller, (live) =>
+      inRunTrace(created.traceparent, () => this.execute(id, live, recorder, model, pinned, view.limits!, view.strategy, view.profile, begin, true)),
+    );
+    await recorder.flushed();
+    return decision;
+  }
+
+  /** The rules a plan of a run is judged by in this process, with the run's own step limit. */
+  private async planRulesOfRun(profile: PlanProfile, maxSteps: number): Promise<PlanRules> {
+    const tools = await this.tools();
+    return planRules({ planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps }, pathPolicy: this.config.pathPolicy, workspaceTools: tools.workspace, externalTools: tools.external });
   }
 
   private async execute(
@@ -432,9 +539,8 @@ export class RunRegistry {
       held.timer.pause();
       held.bridge.giveBack();
       this.giveUpSlot(live);
-      const minutes = this.config.approvalTimeoutMs / 60_000;
       const timeout = setTimeout(
-        () => stop(new RunStop('approval_timeout', `No decision on the plan of round ${pending.round} came within ${minutes >= 1 ? `${Math.round(minutes)} min` : `${this.config.approvalTimeoutMs} ms`} (PLANSCOPE_APPROVAL_TIMEOUT_MS).`)),
+        () => stop(new RunStop('approval_timeout', approvalTimeoutMessage(pending.round, this.config.approvalTimeoutMs))),
         this.config.approvalTimeoutMs,
       );
       const onAbort = () => stop(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
@@ -585,6 +691,20 @@ interface RunSetup {
   /** The work a fork starts with, recorded as `work_carried`. */
   carried?: EventOf<'work_carried'> extends infer E ? Omit<E, 'seq' | 'at' | 'type'> : never;
   begin: RunBeginning;
+}
+
+function approvalTimeoutMessage(round: number, timeoutMs: number): string {
+  const minutes = timeoutMs / 60_000;
+  return `No decision on the plan of round ${round} came within ${minutes >= 1 ? `${Math.round(minutes)} min` : `${timeoutMs} ms`} (PLANSCOPE_APPROVAL_TIMEOUT_MS).`;
+}
+
+/** Only the request the run waits for is answered: a decision on another (decided already, or never made) changes nothing. */
+function checkRequest(id: string, pending: { request: string; round: number }, body: ApprovalBody): void {
+  if (body.request === pending.request) return;
+  throw new RequestError(
+    'approval_not_pending',
+    `Run ${id} waits for a decision on request ${pending.request} (round ${pending.round}); request ${body.request} was decided already or never made.`,
+  );
 }
 
 export function newRunId(): string {

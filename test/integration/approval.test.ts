@@ -1,13 +1,26 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { foldRun, pendingApproval, type RunState } from '../../lib/run-state';
 import { isRequestError } from '../../server/http/request-error';
+import { createRuntime, type Runtime } from '../../server/runtime';
 import { ENDPOINT_TASK, endpointAnswer, plan, startHarness, until, type Harness } from '../support/harness';
 
 let h: Harness | undefined;
+let restarted: Runtime | undefined;
 afterEach(async () => {
+  await restarted?.close();
+  restarted = undefined;
   await h?.close();
   h = undefined;
 });
+
+/** The server stops (its runtime closes, as on SIGTERM) and starts again on the same store. */
+async function restart(harness: Harness): Promise<Runtime> {
+  await harness.runtime.close();
+  restarted = createRuntime(harness.runtime.config);
+  await restarted.ready;
+  await restarted.recovered;
+  return restarted;
+}
 
 async function startWaiting(harness: Harness, options: object = {}): Promise<{ id: string; request: string }> {
   const { id } = await harness.runtime.registry.start({ task: ENDPOINT_TASK, approval: 'plan', ...options });
@@ -105,6 +118,51 @@ describe('approve plans before they run, through a fake Ollama server', () => {
     expect(events.filter((e) => e.type === 'approval_decided')).toHaveLength(1);
     expect(await h.runtime.store.events(id)).toEqual(events);
     expect((await refusal(h.runtime.registry.decide('no-such-run', { request, decision: 'approve' }, 'local'))).code).toBe('run_not_found');
+  });
+
+  it('still waits after a restart, and goes on in the new process once approved, with the work of earlier rounds', async () => {
+    h = await startHarness(
+      { planner: [{ content: plan('src/config.ts', 'missing.ts') }, { content: plan('src/config.ts', 'src/llm.ts') }], synthesizer: [{ content: endpointAnswer() }] },
+      { PLANSCOPE_REVIEW: 'false' },
+    );
+    const { id, request } = await startWaiting(h);
+    await h.runtime.registry.decide(id, { request, decision: 'approve' }, 'local');
+    const second = await until('round 2 to ask for approval', async () => {
+      const pending = pendingApproval(await viewOf(h!, id));
+      return pending?.round === 2 && pending;
+    });
+
+    const runtime = await restart(h);
+    const row = await runtime.store.getRun(id);
+    expect(row?.status).toBe('awaiting_approval');
+    expect(pendingApproval(foldRun(await runtime.store.events(id)))?.request).toBe(second.request);
+    expect((await refusal(runtime.registry.decide(id, { request, decision: 'approve' }, 'local'))).code).toBe('approval_not_pending');
+
+    await runtime.registry.decide(id, { request: second.request, decision: 'approve' }, 'local');
+    const view = await runtime.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    expect(view.rounds.map((r) => r.steps.map((s) => [s.path, s.status]))).toEqual([
+      [['src/config.ts', 'done'], ['missing.ts', 'failed']],
+      [['src/config.ts', 'cached'], ['src/llm.ts', 'done']],
+    ]);
+    expect(view.answer).toContain('OLLAMA_HOST');
+    expect((await runtime.store.events(id)).filter((e) => e.type === 'run_started')).toHaveLength(1);
+    const owner = await runtime.store.getRun(id);
+    expect(owner?.status).toBe('completed');
+  });
+
+  it('after a restart, the approval timeout still ends a run nobody decides on, and a waiting run can be cancelled', async () => {
+    h = await startHarness({ planner: [{ content: plan('src/config.ts') }, { content: plan('src/config.ts') }] }, { PLANSCOPE_APPROVAL_TIMEOUT_MS: '3000' });
+    const timedOut = await startWaiting(h);
+    const cancelled = await startWaiting(h);
+    const runtime = await restart(h);
+    expect(await runtime.registry.cancelWaiting(cancelled.id)).toBe(true);
+    expect(foldRun(await runtime.store.events(cancelled.id))).toMatchObject({ status: 'cancelled', error: { code: 'cancelled' } });
+    const ended = await until('the approval timeout', async () => {
+      const view = foldRun(await runtime.store.events(timedOut.id));
+      return view.status !== 'awaiting_approval' && view;
+    });
+    expect(ended).toMatchObject({ status: 'failed', error: { code: 'approval_timeout' } });
   });
 
   it('ends the run approval_timeout when no decision comes in time', async () => {

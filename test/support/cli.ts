@@ -13,13 +13,18 @@ export interface CliOutcome {
   stderr: string;
 }
 
-/** Runs a planscope CLI entry to its end (bounded), from `cwd`, with a data directory of its own that is removed afterwards. */
-export async function runCli(entry: string[], args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliOutcome> {
+/**
+ * Runs a planscope CLI entry to its end (bounded), from `cwd`, with a data
+ * directory of its own that is removed afterwards; `input` is typed on its
+ * standard input, which then ends.
+ */
+export async function runCli(entry: string[], args: string[], options: { cwd: string; env?: Record<string, string>; input?: string }): Promise<CliOutcome> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-cli-data-'));
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, PLANSCOPE_DATA_DIR: dataDir, ...options.env };
     if (!options.env?.['PLANSCOPE_CONFIG']) delete env['PLANSCOPE_CONFIG'];
-    const child = spawn(process.execPath, [...entry, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...entry, ...args], { cwd: options.cwd, env, stdio: 'pipe' });
+    child.stdin.end(options.input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -3,7 +3,7 @@ import type { ProposedStep, Rejection, ReplanReason } from '../../../lib/events'
 import type { RoundLesson } from '../../llm/stage-input';
 import type { WorkspaceFile } from '../../mcp/types';
 import { RunStop, stopIfAborted, type RunContext } from '../context';
-import { askApproval } from '../approval';
+import { askApproval, type RoundPlan } from '../approval';
 import { callModel } from '../llm-call';
 import { PLAN_PROFILES } from '../profiles';
 import { planRules, type AcceptedPlan, type PlanJudgement, type PlanProfile } from '../profiles/profile';
@@ -18,33 +18,41 @@ export type PlanOutcome = ({ accepted: true } & AcceptedPlan) | { accepted: fals
  */
 export async function gatherByPlan(ctx: RunContext, files: WorkspaceFile[]): Promise<void> {
   const profile = PLAN_PROFILES[ctx.profile];
-  const start = ctx.start?.stage === 'plan' ? ctx.start : null;
+  const start = ctx.start?.stage === 'plan' || ctx.start?.stage === 'decided' ? ctx.start : null;
   const first = start?.round ?? 1;
   const lessons: RoundLesson[] = [...(start?.lessons ?? [])];
   for (let round = first; round <= ctx.limits.maxRounds; round++) {
     stopIfAborted(ctx);
     const execution = profile.startRound(ctx, round);
-    const plan =
-      start && round === first
-        ? recordJudgement(ctx, round, null, judgeGivenPlan(profile.name, start.plan, planRules(ctx)))
-        : await planRound(ctx, profile, round, files, lessons, execution.onContent);
-    if (plan.accepted) {
-      const decided = ctx.approvals ? await askApproval(ctx, ctx.approvals, profile, round, plan) : { approved: true as const, plan };
-      if (decided.approved) {
-        const failures = await execution.execute(decided.plan);
-        if (failures.length === 0) return;
-        lessons.push({ round, proposed: decided.plan.steps, rejections: [], failures });
-      } else {
-        lessons.push({ round, proposed: plan.steps, rejections: [decided.rejection], failures: [] });
-      }
+    let decided: RoundPlan;
+    if (start?.stage === 'decided' && round === first) {
+      // Accepted and decided on in this run's own log, before the process that asked went away.
+      decided = start.decided;
     } else {
-      lessons.push({ round, proposed: plan.proposed, rejections: plan.rejections, failures: [] });
+      const plan =
+        start?.stage === 'plan' && round === first
+          ? recordJudgement(ctx, round, null, judgeGivenPlan(profile.name, start.plan, planRules(ctx)))
+          : await planRound(ctx, profile, round, files, lessons, execution.onContent);
+      decided = await decide(ctx, profile, round, plan);
+    }
+    if (decided.approved) {
+      const failures = await execution.execute(decided.plan);
+      if (failures.length === 0) return;
+      lessons.push({ round, proposed: decided.plan.steps, rejections: [], failures });
+    } else {
+      lessons.push({ round, proposed: decided.proposed, rejections: decided.rejections, failures: [] });
     }
     if (round < ctx.limits.maxRounds) {
       ctx.recorder.emit({ type: 'replan_requested', fromRound: round, reasons: reasonsOf(lessons[lessons.length - 1]!) });
     }
   }
   throw new RunStop('max_rounds_exceeded', roundsSummary(ctx.limits.maxRounds, lessons));
+}
+
+/** With approval on, an accepted plan is decided on by a person before it runs. */
+async function decide(ctx: RunContext, profile: PlanProfile, round: number, plan: PlanOutcome): Promise<RoundPlan> {
+  if (!plan.accepted) return { approved: false, proposed: plan.proposed, rejections: plan.rejections };
+  return ctx.approvals ? askApproval(ctx, ctx.approvals, profile, round, plan) : { approved: true, plan };
 }
 
 /**
