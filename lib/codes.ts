@@ -84,6 +84,10 @@ export const RequestErrorCode = z.enum([
   'bundle_events_invalid',
   /** A bundle larger than PLANSCOPE_MAX_BUNDLE_BYTES. */
   'bundle_too_large',
+  /** An evaluation case or suite the suite schema (lib/eval.ts) refuses, or a case id the suite already has. */
+  'suite_invalid',
+  /** No stored suite has that name. */
+  'suite_not_found',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

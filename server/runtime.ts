@@ -12,6 +12,7 @@ import { localFeed, NotifiedFeed, type EventFeed } from './runs/feed';
 import { RunRegistry } from './runs/registry';
 import type { EvalStore } from './store/eval-store';
 import type { RunStore } from './store/run-store';
+import type { SuiteStore } from './store/suite-store';
 import { openStores } from './store/stores';
 import { startTelemetry, type Telemetry } from './telemetry';
 import { openLogFile, type LogFile } from './telemetry/log-file';
@@ -28,6 +29,8 @@ export interface Runtime {
   /** People's verdicts, appended to finished runs. */
   verdicts: HumanVerdictLog;
   evals: EvalStore;
+  /** Evaluation suites saved from the dashboard (cases made from runs). */
+  suites: SuiteStore;
   /** Runs as metrics, and as OpenTelemetry traces and metrics when an OTLP endpoint is configured. */
   telemetry: Telemetry;
   /** PLANSCOPE_LOG_FILE, when set: every event and LLM call as a JSON line. */
@@ -88,6 +91,7 @@ export function createRuntime(config: Config): Runtime {
     registry,
     verdicts: new HumanVerdictLog(store, bus),
     evals: stores.evals,
+    suites: stores.suites,
     telemetry,
     logFile: log?.file ?? null,
     toolServers,

@@ -19,6 +19,8 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   bundle_hash_mismatch: 422,
   bundle_events_invalid: 422,
   bundle_too_large: 413,
+  suite_invalid: 400,
+  suite_not_found: 404,
 };
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */

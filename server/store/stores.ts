@@ -3,6 +3,8 @@ import type { EvalStore } from './eval-store';
 import type { CommitNotices } from './notices';
 import { openPgStores } from './pg/stores';
 import type { RunStore } from './run-store';
+import { SqliteSuiteStore } from './sqlite/suite-store';
+import type { SuiteStore } from './suite-store';
 import { openDatabase } from './sqlite/db';
 import { SqliteEvalStore } from './sqlite/eval-store';
 import { SqliteRunStore } from './sqlite/run-store';
@@ -11,6 +13,8 @@ import { SqliteRunStore } from './sqlite/run-store';
 export interface Stores {
   runs: RunStore;
   evals: EvalStore;
+  /** Evaluation suites saved from the dashboard. */
+  suites: SuiteStore;
   /** Commits other processes announce, where the database can tell (PostgreSQL); null where it cannot (SQLite). */
   notices: CommitNotices | null;
   /** Settles once the store can be used; rejects with a ConfigError (saying what to do) when it cannot. */
@@ -25,6 +29,7 @@ export function openStores(config: Pick<Config, 'dataDir' | 'database'>): Stores
   return {
     runs: new SqliteRunStore(db),
     evals: new SqliteEvalStore(db),
+    suites: new SqliteSuiteStore(db),
     notices: null,
     ready: Promise.resolve(),
     async close() {

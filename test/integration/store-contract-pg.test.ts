@@ -21,11 +21,12 @@ let triggers = 0;
 async function postgres(): Promise<StoreFixture> {
   const opened = [openPgStores(database.settings)];
   await opened[0]!.ready;
-  await database.sql('TRUNCATE runs, events, artifacts, evals, eval_items');
+  await database.sql('TRUNCATE runs, events, artifacts, evals, eval_items, suites');
   const [stores] = opened as [ReturnType<typeof openPgStores>];
   return {
     runs: stores.runs,
     evals: stores.evals,
+    suites: stores.suites,
     async reopen() {
       const other = openPgStores(database.settings);
       opened.push(other);

@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
 import { openDatabase } from '../../server/store/sqlite/db';
 import { SqliteEvalStore } from '../../server/store/sqlite/eval-store';
 import { SqliteRunStore } from '../../server/store/sqlite/run-store';
+import { SqliteSuiteStore } from '../../server/store/sqlite/suite-store';
 import { DeferredCommits } from '../support/deferred-commit-store';
 import { describeStoreContract, type StoreFixture } from '../support/store-contract';
 
@@ -22,6 +23,7 @@ async function sqlite({ deferCommits }: { deferCommits: boolean }): Promise<Stor
   return {
     runs: deferCommits ? new DeferredCommits(runs) : runs,
     evals: new SqliteEvalStore(db),
+    suites: new SqliteSuiteStore(db),
     async reopen() {
       const other = openDatabase(dataDir);
       connections.push(other);

@@ -88,6 +88,13 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX runs_judged ON runs (created_at DESC, id DESC) WHERE human_verdicts > 0;`,
   // A run imported from a bundle says where it came from and when it arrived; null for runs recorded here.
   `ALTER TABLE runs ADD COLUMN imported_from TEXT, ADD COLUMN imported_at BIGINT;`,
+  // Evaluation suites saved from the dashboard (cases made from runs): the suite's JSON, as a suite file holds it.
+  `CREATE TABLE suites (
+     name TEXT COLLATE "C" PRIMARY KEY,
+     created_at BIGINT NOT NULL,
+     updated_at BIGINT NOT NULL,
+     body TEXT NOT NULL
+   );`,
 ];
 
 /** An arbitrary key that only planscope's migrations lock. */

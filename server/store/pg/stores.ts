@@ -4,6 +4,7 @@ import { PgDatabase } from './database';
 import { PgEvalStore } from './eval-store';
 import { PgCommitNotices } from './notices';
 import { PgRunStore } from './run-store';
+import { PgSuiteStore } from './suite-store';
 
 /**
  * Runs and evaluations in PostgreSQL: a bounded pool, the schema migrated
@@ -20,6 +21,7 @@ export function openPgStores(settings: DatabaseSettings) {
   return {
     runs: new PgRunStore(db, origin),
     evals: new PgEvalStore(db),
+    suites: new PgSuiteStore(db),
     notices,
     ready: db.ready,
     /** Idempotent. */

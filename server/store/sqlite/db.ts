@@ -82,6 +82,13 @@ const MIGRATIONS: string[] = [
   // A run imported from a bundle says where it came from and when it arrived; null for runs recorded here.
   `ALTER TABLE runs ADD COLUMN imported_from TEXT;
    ALTER TABLE runs ADD COLUMN imported_at INTEGER;`,
+  // Evaluation suites saved from the dashboard (cases made from runs): the suite's JSON, as a suite file holds it.
+  `CREATE TABLE suites (
+     name TEXT PRIMARY KEY,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     body TEXT NOT NULL
+   );`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {
