@@ -97,6 +97,23 @@ export function proposeCase(view: RunState): CaseProposal {
   };
 }
 
+/** Facts as a person edits them: one a line, alternatives of one fact separated by ` | `. */
+export function factsToText(facts: readonly Fact[]): string {
+  return facts.map((f) => (typeof f === 'string' ? f : f.join(' | '))).join('\n');
+}
+
+export function textToFacts(text: string): Fact[] {
+  return linesOf(text).map((line) => {
+    const alternatives = line.split(' | ').map((a) => a.trim()).filter((a) => a !== '');
+    return alternatives.length === 1 ? alternatives[0]! : alternatives;
+  });
+}
+
+/** The non-blank lines of a text, trimmed. */
+export function linesOf(text: string): string[] {
+  return text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+}
+
 /** A case id (`[a-z0-9-]+`) from the task's first words. */
 export function caseIdOf(task: string): string {
   const words = task.toLowerCase().match(/[a-z0-9]+/g) ?? [];

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import type { EvalList } from '@/lib/api';
 import { EvalListTable } from '@/components/evals/eval-list-table';
+import { StoredSuites } from '@/components/evals/stored-suites';
 import { getRuntime } from '@/server/runtime';
 import { evalSummaries } from '@/server/store/queries';
 
@@ -10,7 +11,8 @@ export const metadata: Metadata = { title: 'Evaluations' };
 
 /** Stored evaluations (run by `npm run eval`), newest first; the list then refreshes through `GET /api/evals`. */
 export default async function EvalsPage() {
-  const initial: EvalList = { evals: await evalSummaries(getRuntime().evals, 50) };
+  const { evals, suites, config } = getRuntime();
+  const initial: EvalList = { evals: await evalSummaries(evals, 50) };
   return (
     <div className="space-y-3">
       <div>
@@ -21,6 +23,7 @@ export default async function EvalsPage() {
         </p>
       </div>
       <EvalListTable initial={initial} />
+      <StoredSuites initial={{ suites: await suites.list() }} model={config.model} />
     </div>
   );
 }

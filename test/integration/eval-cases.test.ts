@@ -7,9 +7,8 @@ import type { RequestErrorCode } from '../../lib/codes';
 import { foldRun } from '../../lib/run-state';
 import { loadSuite } from '../../server/eval/run-suite';
 import { saveCase } from '../../server/eval/stored-suites';
-import { isRequestError } from '../../server/http/request-error';
 import { runCli } from '../support/cli';
-import { answer, APP_ROOT, plan, startHarness, type Harness } from '../support/harness';
+import { answer, APP_ROOT, plan, startHarness, type Harness, refusalCode } from '../support/harness';
 
 /**
  * An evaluation case made from a run: proposed from people's verdicts on its
@@ -41,15 +40,6 @@ async function answeredRun(): Promise<string> {
   return id;
 }
 
-async function refusal(work: Promise<unknown>): Promise<RequestErrorCode> {
-  try {
-    await work;
-  } catch (error) {
-    if (isRequestError(error)) return error.code;
-    throw error;
-  }
-  throw new Error('not refused');
-}
 
 describe('evaluation cases from runs', () => {
   it('proposes facts from people\'s verdicts, or from the Checker when there are none, and the files read and cited', async () => {
@@ -102,8 +92,8 @@ describe('evaluation cases from runs', () => {
       ['no task', { runId: id, case: { ...edited, id: 'other', task: '' } }, 'suite_invalid'],
       ['a run that does not exist', { runId: 'nope', case: { ...edited, id: 'other' } }, 'run_not_found'],
     ];
-    for (const [what, input, code] of cases) expect(await refusal(saveCase(stores, h!.runtime.config, 'from-runs', input)), what).toBe(code);
-    expect(await refusal(saveCase(stores, h!.runtime.config, 'Bad Name', { runId: id, case: edited }))).toBe('suite_invalid');
+    for (const [what, input, code] of cases) expect(await refusalCode(saveCase(stores, h!.runtime.config, 'from-runs', input)), what).toBe(code);
+    expect(await refusalCode(saveCase(stores, h!.runtime.config, 'Bad Name', { runId: id, case: edited }))).toBe('suite_invalid');
     expect(await h!.runtime.suites.get('from-runs')).toEqual(before);
 
     const env = { PLANSCOPE_DATA_DIR: h!.dataDir, OLLAMA_HOST: h!.fake.url, PLANSCOPE_WORKSPACE: h!.workspace };
