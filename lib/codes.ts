@@ -104,6 +104,10 @@ export const RequestErrorCode = z.enum([
   'ollama_too_old',
   /** The model lacks a capability a role needs (`completion`; `thinking` for a role with thinking on), per its `/api/show`. */
   'model_lacks_capability',
+  /** An evaluation case or suite the suite schema (lib/eval.ts) refuses, or a case id the suite already has. */
+  'suite_invalid',
+  /** No stored suite has that name. */
+  'suite_not_found',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

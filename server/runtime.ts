@@ -15,6 +15,7 @@ import { RunRegistry } from './runs/registry';
 import type { EvalStore } from './store/eval-store';
 import type { ReplayStore } from './store/replay-store';
 import type { RunStore } from './store/run-store';
+import type { SuiteStore } from './store/suite-store';
 import { openStores } from './store/stores';
 import { startTelemetry, type Telemetry } from './telemetry';
 import { openLogFile, type LogFile } from './telemetry/log-file';
@@ -35,6 +36,8 @@ export interface Runtime {
   replays: ReplayStore;
   /** Sends a recorded call again and judges the reply; never changes the run. */
   replayer: Replayer;
+  /** Evaluation suites saved from the dashboard (cases made from runs). */
+  suites: SuiteStore;
   /** Runs as metrics, and as OpenTelemetry traces and metrics when an OTLP endpoint is configured. */
   telemetry: Telemetry;
   /** PLANSCOPE_LOG_FILE, when set: every event and LLM call as a JSON line. */
@@ -99,6 +102,7 @@ export function createRuntime(config: Config): Runtime {
     evals: stores.evals,
     replays: stores.replays,
     replayer,
+    suites: stores.suites,
     telemetry,
     logFile: log?.file ?? null,
     toolServers,

@@ -3,6 +3,7 @@ import type { EvalList } from '@/lib/api';
 import { agreementByModel } from '@/lib/agreement';
 import { AgreementPanel } from '@/components/evals/agreement-panel';
 import { EvalListTable } from '@/components/evals/eval-list-table';
+import { StoredSuites } from '@/components/evals/stored-suites';
 import { getRuntime } from '@/server/runtime';
 import { evalSummaries, judgedClaims } from '@/server/store/queries';
 
@@ -18,8 +19,8 @@ const JUDGED_RUNS_SCAN = 500;
  * Beneath, how the automated judges agree with people's verdicts.
  */
 export default async function EvalsPage() {
-  const { evals, store } = getRuntime();
-  const [summaries, judged] = await Promise.all([evalSummaries(evals, 50), judgedClaims(store, JUDGED_RUNS_SCAN)]);
+  const { evals, store, suites, config } = getRuntime();
+  const [summaries, judged, stored] = await Promise.all([evalSummaries(evals, 50), judgedClaims(store, JUDGED_RUNS_SCAN), suites.list()]);
   const initial: EvalList = { evals: summaries };
   return (
     <div className="space-y-3">
@@ -31,6 +32,7 @@ export default async function EvalsPage() {
         </p>
       </div>
       <EvalListTable initial={initial} />
+      <StoredSuites initial={{ suites: stored }} model={config.model} />
       <AgreementPanel models={agreementByModel(judged.claims)} runs={judged.runs} scan={JUDGED_RUNS_SCAN} />
     </div>
   );

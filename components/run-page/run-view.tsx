@@ -18,6 +18,7 @@ import { LlmCallDrawer } from './llm-call-drawer';
 import { LlmCallTable } from './llm-call-table';
 import { ObservationViewer, type ObservationSelection } from './observation-viewer';
 import { OutcomeHeader } from './outcome-header';
+import { SaveCase } from './save-case';
 import { PlanRounds } from './plan-rounds';
 import { RunAnnouncer } from './run-announcer';
 import { useRunPageKeys } from './run-keys';
@@ -98,6 +99,11 @@ export function RunView({
       <RunAnnouncer view={view} />
       <OutcomeHeader runId={runId} view={view} connection={connection} traceUrl={traceUrl} imported={imported} />
       <ForkLineage runId={runId} forkedFrom={view.forkedFrom} forks={forks} />
+      {!live && view.answer !== null && (
+        <div>
+          <SaveCase runId={runId} view={view} />
+        </div>
+      )}
       {streamError && (
         <p role="status" className="rounded border border-amber-300 bg-amber-50 px-3 py-1.5 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
           {streamError}

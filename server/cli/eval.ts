@@ -1,16 +1,18 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ExitCode } from '../../lib/codes';
 import { formatEvalTable, summarize } from '../../lib/eval';
 import { Strategy } from '../../lib/events';
 import { appRootOf } from '../app-root';
-import { ConfigError, loadConfig, OFFLINE_MODEL } from '../config';
-import { runSuite, SuiteError } from '../eval/run-suite';
+import { ConfigError, loadConfig } from '../config';
+import { evalModels, runSuite, STORED_SUITE_PREFIX, SuiteError } from '../eval/run-suite';
 import { isRequestError } from '../http/request-error';
 import { openRuntime } from '../runtime';
 
 const USAGE =
-  'usage: npm run eval -- --suite FILE [--model NAME] [--strategy plan-execute|react|both] [--repeat N] [--no-baseline] [--json]';
+  'usage: npm run eval -- --suite FILE|NAME [--model NAME] [--strategy plan-execute|react|both] [--repeat N] [--no-baseline] [--json]\n' +
+  '  (NAME: a suite saved from the dashboard, when no file of that name exists)';
 
 function fail(reason: string): never {
   process.stderr.write(`planscope eval: ${reason}\n${USAGE}\n`);
@@ -35,6 +37,12 @@ function parseCli() {
   }
 }
 
+/** A suite file when one exists there; otherwise the stored suite of that name. */
+function suitePathOf(suite: string): string {
+  const file = path.resolve(suite);
+  return fs.existsSync(file) ? file : `${STORED_SUITE_PREFIX}${suite}`;
+}
+
 async function main(): Promise<number> {
   const args = parseCli();
   if (!args.suite) fail('--suite is required');
@@ -50,8 +58,7 @@ async function main(): Promise<number> {
     throw error;
   }
   const model = args.model ?? config.model;
-  // The offline baseline is the floor every model is compared against.
-  const models = model === OFFLINE_MODEL || args['no-baseline'] ? [model] : [OFFLINE_MODEL, model];
+  const models = evalModels(model, !args['no-baseline']);
   let runtime;
   try {
     runtime = await openRuntime(config);
@@ -61,7 +68,7 @@ async function main(): Promise<number> {
   }
   try {
     const { id, items } = await runSuite(runtime, {
-      suitePath: path.resolve(args.suite),
+      suitePath: suitePathOf(args.suite),
       models,
       strategies,
       repeat: Number(args.repeat),

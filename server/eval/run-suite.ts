@@ -4,10 +4,11 @@ import path from 'node:path';
 import type { RunErrorCode } from '../../lib/codes';
 import { EvalSuite, scoreRun, type EvalItem, type EvalSettings } from '../../lib/eval';
 import { toResult } from '../../lib/result';
-import type { Config } from '../config';
+import { OFFLINE_MODEL, type Config } from '../config';
 import { isRequestError } from '../http/request-error';
 import type { RunRegistry } from '../runs/registry';
 import type { EvalStore } from '../store/eval-store';
+import type { SuiteStore } from '../store/suite-store';
 
 export class SuiteError extends Error {
   override name = 'SuiteError';
@@ -28,14 +29,37 @@ export function loadSuite(file: string): { suite: EvalSuite; workspace: string }
   return { suite: parsed.data, workspace: path.resolve(path.dirname(file), parsed.data.workspace) };
 }
 
+/** `suitePath` of a stored suite (saved from the dashboard): this prefix, then its name. */
+export const STORED_SUITE_PREFIX = 'stored:';
+
+/** The suite a plan names: a suite file, or a stored suite (`stored:<name>`), whose workspace is absolute. */
+async function openSuite(runtime: SuiteRuntime, suitePath: string): Promise<{ suite: EvalSuite; workspace: string }> {
+  if (!suitePath.startsWith(STORED_SUITE_PREFIX)) return loadSuite(suitePath);
+  const name = suitePath.slice(STORED_SUITE_PREFIX.length);
+  const suite = await runtime.suites.get(name);
+  if (!suite) throw new SuiteError(`There is no stored suite ${name}.`);
+  return { suite, workspace: suite.workspace };
+}
+
 /** What to run: the settings stored with the evaluation, and who to tell of each item as it is stored. */
 export type EvalPlan = EvalSettings & { onItem?: (item: EvalItem) => void };
 
-/** What an evaluation needs of the runtime: the registry to run through, the store for its items, the policy it scores by. */
+/** What an evaluation needs of the runtime: the registry to run through, the stores for its suite and items, the policy it scores by. */
 export interface SuiteRuntime {
   registry: Pick<RunRegistry, 'start' | 'waitFor'>;
   evals: EvalStore;
+  suites: Pick<SuiteStore, 'get'>;
   config: Pick<Config, 'pathPolicy'>;
+}
+
+/** The models an evaluation runs: `model`, after the offline baseline every model is compared against (unless left out). */
+export function evalModels(model: string, baseline = true): string[] {
+  return model === OFFLINE_MODEL || !baseline ? [model] : [OFFLINE_MODEL, model];
+}
+
+/** `startSuite` and wait for it to end. */
+export async function runSuite(runtime: SuiteRuntime, plan: EvalPlan): Promise<{ id: string; items: EvalItem[] }> {
+  return (await startSuite(runtime, plan)).done;
 }
 
 /**
@@ -43,12 +67,18 @@ export interface SuiteRuntime {
  * run at a time (a local model serves one request well, and wall times stay
  * comparable), through the same registry as every other run. Items are
  * stored as they finish, so an interrupted evaluation keeps what it measured.
+ * Returns once the evaluation is stored, with its id; `done` settles when it ends.
  */
-export async function runSuite(runtime: SuiteRuntime, plan: EvalPlan): Promise<{ id: string; items: EvalItem[] }> {
-  const { suite, workspace } = loadSuite(plan.suitePath);
+export async function startSuite(runtime: SuiteRuntime, plan: EvalPlan): Promise<{ id: string; done: Promise<{ id: string; items: EvalItem[] }> }> {
+  const { suite, workspace } = await openSuite(runtime, plan.suitePath);
   const store = runtime.evals;
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
   await store.create(id, suite.name, { suitePath: plan.suitePath, models: plan.models, strategies: plan.strategies, repeat: plan.repeat });
+  return { id, done: runItems(runtime, plan, id, suite, workspace) };
+}
+
+async function runItems(runtime: SuiteRuntime, plan: EvalPlan, id: string, suite: EvalSuite, workspace: string): Promise<{ id: string; items: EvalItem[] }> {
+  const store = runtime.evals;
   const items: EvalItem[] = [];
   try {
     for (const model of plan.models) {

@@ -28,6 +28,8 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   /** Understood, but this Ollama or model cannot serve it: the message says what to change. */
   ollama_too_old: 422,
   model_lacks_capability: 422,
+  suite_invalid: 400,
+  suite_not_found: 404,
 };
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */

@@ -4,6 +4,8 @@ import type { CommitNotices } from './notices';
 import { openPgStores } from './pg/stores';
 import type { ReplayStore } from './replay-store';
 import type { RunStore } from './run-store';
+import { SqliteSuiteStore } from './sqlite/suite-store';
+import type { SuiteStore } from './suite-store';
 import { openDatabase } from './sqlite/db';
 import { SqliteEvalStore } from './sqlite/eval-store';
 import { SqliteReplayStore } from './sqlite/replay-store';
@@ -14,6 +16,8 @@ export interface Stores {
   runs: RunStore;
   evals: EvalStore;
   replays: ReplayStore;
+  /** Evaluation suites saved from the dashboard. */
+  suites: SuiteStore;
   /** Commits other processes announce, where the database can tell (PostgreSQL); null where it cannot (SQLite). */
   notices: CommitNotices | null;
   /** Settles once the store can be used; rejects with a ConfigError (saying what to do) when it cannot. */
@@ -29,6 +33,7 @@ export function openStores(config: Pick<Config, 'dataDir' | 'database'>): Stores
     runs: new SqliteRunStore(db),
     evals: new SqliteEvalStore(db),
     replays: new SqliteReplayStore(db),
+    suites: new SqliteSuiteStore(db),
     notices: null,
     ready: Promise.resolve(),
     async close() {

@@ -7,12 +7,11 @@ import type { RequestErrorCode } from '../../lib/codes';
 import { toResult } from '../../lib/result';
 import { foldRun } from '../../lib/run-state';
 import type { Config } from '../../server/config';
-import { isRequestError } from '../../server/http/request-error';
 import { exportRun } from '../../server/run-bundles/export';
 import { importBundle } from '../../server/run-bundles/import';
 import { openStores, type Stores } from '../../server/store/stores';
 import { runCli, TSX_ENTRY } from '../support/cli';
-import { answer, APP_ROOT, plan, startHarness, type Harness } from '../support/harness';
+import { answer, APP_ROOT, plan, startHarness, type Harness, refusalCode } from '../support/harness';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
 /**
@@ -81,15 +80,6 @@ async function snapshot(stores: Stores) {
   return Promise.all(rows.map(async (row) => ({ row, events: await stores.runs.events(row.id), artifacts: await stores.runs.artifactBytes(row.id) })));
 }
 
-async function refusal(work: Promise<unknown>): Promise<RequestErrorCode> {
-  try {
-    await work;
-  } catch (error) {
-    if (isRequestError(error)) return error.code;
-    throw error;
-  }
-  throw new Error('the import was not refused');
-}
 
 describe.each<StoreKind>(['sqlite', 'postgresql'])('run bundles on %s', (kind) => {
   it('export -> import into another store folds to the same view, every artifact hash equal', async () => {
@@ -164,7 +154,7 @@ describe.each<StoreKind>(['sqlite', 'postgresql'])('run bundles on %s', (kind) =
       ['an artifact missing', tampered((b) => (b.artifacts.splice(observation, 1), b)), 'bundle_events_invalid'],
     ];
     for (const [what, text, code] of cases) {
-      expect(await refusal(importBundle(target.runs, text)), what).toBe(code);
+      expect(await refusalCode(importBundle(target.runs, text)), what).toBe(code);
     }
     expect(await snapshot(target)).toEqual(before);
   });

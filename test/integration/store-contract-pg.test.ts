@@ -21,12 +21,13 @@ let triggers = 0;
 async function postgres(): Promise<StoreFixture> {
   const opened = [openPgStores(database.settings)];
   await opened[0]!.ready;
-  await database.sql('TRUNCATE runs, events, artifacts, evals, eval_items, replays, replay_artifacts');
+  await database.sql('TRUNCATE runs, events, artifacts, evals, eval_items, replays, replay_artifacts, suites');
   const [stores] = opened as [ReturnType<typeof openPgStores>];
   return {
     runs: stores.runs,
     evals: stores.evals,
     replays: stores.replays,
+    suites: stores.suites,
     async reopen() {
       const other = openPgStores(database.settings);
       opened.push(other);

@@ -6,6 +6,7 @@ import { openDatabase } from '../../server/store/sqlite/db';
 import { SqliteEvalStore } from '../../server/store/sqlite/eval-store';
 import { SqliteReplayStore } from '../../server/store/sqlite/replay-store';
 import { SqliteRunStore } from '../../server/store/sqlite/run-store';
+import { SqliteSuiteStore } from '../../server/store/sqlite/suite-store';
 import { DeferredCommits } from '../support/deferred-commit-store';
 import { describeStoreContract, type StoreFixture } from '../support/store-contract';
 
@@ -24,6 +25,7 @@ async function sqlite({ deferCommits }: { deferCommits: boolean }): Promise<Stor
     runs: deferCommits ? new DeferredCommits(runs) : runs,
     evals: new SqliteEvalStore(db),
     replays: new SqliteReplayStore(db),
+    suites: new SqliteSuiteStore(db),
     async reopen() {
       const other = openDatabase(dataDir);
       connections.push(other);

@@ -6,7 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlanProfile, RunEvent, Strategy } from '../../lib/events';
 import { RunResult, toResult } from '../../lib/result';
 import type { RunState } from '../../lib/run-state';
+import type { RequestErrorCode } from '../../lib/codes';
 import { loadConfig } from '../../server/config';
+import { isRequestError } from '../../server/http/request-error';
 import type { WorkspaceBridge } from '../../server/mcp/types';
 import { resolveWorkspace } from '../../server/runs/workspace';
 import { createRuntime, type Runtime } from '../../server/runtime';
@@ -170,4 +172,15 @@ export async function everythingStored(h: Harness, id: string): Promise<string> 
   const events = JSON.stringify(await h.runtime.store.events(id));
   const artifacts = (await h.runtime.store.listArtifacts(id)).map((a) => a.content);
   return [events, ...artifacts].join('\n');
+}
+
+/** The code a refused request was refused with; fails when `work` is not refused, or throws something else. */
+export async function refusalCode(work: Promise<unknown>): Promise<RequestErrorCode> {
+  try {
+    await work;
+  } catch (error) {
+    if (isRequestError(error)) return error.code;
+    throw error;
+  }
+  throw new Error('the request was not refused');
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EvalItem, EvalSettings } from '../../lib/eval';
+import type { EvalItem, EvalSettings, EvalTask } from '../../lib/eval';
 import type { ReplayRecord } from '../../lib/replay';
 import { RunEvent, type NewRunEvent } from '../../lib/events';
 import { RunRow, runProgressOf, type NewRunInput } from '../../lib/run-row';
@@ -12,6 +12,7 @@ import { prepareArtifact, type PendingArtifact } from '../../server/store/artifa
 import type { EvalStore } from '../../server/store/eval-store';
 import type { ReplayStore } from '../../server/store/replay-store';
 import type { ListRunsOptions, RunStore } from '../../server/store/run-store';
+import type { SuiteStore } from '../../server/store/suite-store';
 import { APP_ROOT } from './harness';
 
 /**
@@ -24,6 +25,7 @@ export interface StoreFixture {
   runs: RunStore;
   evals: EvalStore;
   replays: ReplayStore;
+  suites: SuiteStore;
   /** The same database through another connection, as another process would read it. */
   reopen(): Promise<{ runs: RunStore; evals: EvalStore; replays: ReplayStore; close(): Promise<void> }>;
   /** Makes the store fail to update `runId`'s row to `lastSeq` (as a full disk would), until the returned undo is called. */
@@ -539,6 +541,32 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         expect(await runs.events('r2')).toEqual([]);
         expect(await runs.artifactBytes('r2')).toEqual([]);
         expect((await runs.getRun('r2'))?.status).toBe('queued');
+      });
+    });
+
+    describe('stored suites', () => {
+      const task = (id: string): EvalTask => ({ id, category: 'from-run', task: `Task ${id}?`, mustState: ['a', ['b', 'c']], mustNotState: [], mustRead: ['src/a.ts'], refusalOk: false });
+      const add = (name: string, id: string) =>
+        fixture.suites.update(name, (current) => ({ ...(current ?? { name, workspace: '/ws', description: 'made here' }), tasks: [...(current?.tasks ?? []), task(id)] }));
+
+      it('creates a suite on its first case, adds later ones, and lists them by name', async () => {
+        await add('zeta', 'one');
+        await add('alpha', 'one');
+        await add('alpha', 'two');
+        expect(await fixture.suites.get('alpha')).toEqual({ name: 'alpha', workspace: '/ws', description: 'made here', tasks: [task('one'), task('two')] });
+        expect(await fixture.suites.get('missing')).toBeNull();
+        const listed = await fixture.suites.list();
+        expect(listed.map((s) => [s.name, s.tasks, s.workspace, s.description])).toEqual([
+          ['alpha', 2, '/ws', 'made here'],
+          ['zeta', 1, '/ws', 'made here'],
+        ]);
+      });
+
+      it('stores nothing when the change throws, and loses neither of two changes made at once', async () => {
+        await add('s', 'one');
+        await expect(fixture.suites.update('s', () => { throw new Error('refused'); })).rejects.toThrow('refused');
+        await Promise.all([add('s', 'two'), add('s', 'three')]);
+        expect((await fixture.suites.get('s'))?.tasks.map((t) => t.id).sort()).toEqual(['one', 'three', 'two']);
       });
     });
 

@@ -1,5 +1,8 @@
 import type { EvalList } from '@/lib/api';
-import { handle } from '@/server/http/respond';
+import { describeIssue, RunSuiteRequest } from '@/lib/eval-case';
+import { evalModels, startSuite, STORED_SUITE_PREFIX, SuiteError } from '@/server/eval/run-suite';
+import { handle, readJsonBody } from '@/server/http/respond';
+import { RequestError } from '@/server/http/request-error';
 import { getRuntime } from '@/server/runtime';
 import { evalSummaries } from '@/server/store/queries';
 
@@ -13,5 +16,26 @@ export function GET(request: Request): Promise<Response> {
     const limit = Math.min(Math.max(Number(url.searchParams.get('limit') ?? 50) || 50, 1), 200);
     const body: EvalList = { evals: await evalSummaries(getRuntime().evals, limit) };
     return Response.json(body);
+  });
+}
+
+/** Runs a stored suite in the background, as `npm run eval -- --suite <name>` does; 202 with the evaluation's id. */
+export function POST(request: Request): Promise<Response> {
+  return handle(async () => {
+    const parsed = RunSuiteRequest.safeParse(await readJsonBody(request, 4096));
+    if (!parsed.success) throw new RequestError('invalid_request', describeIssue(parsed.error));
+    const runtime = getRuntime();
+    const { suite } = parsed.data;
+    if (!(await runtime.suites.get(suite))) throw new RequestError('suite_not_found', `There is no stored suite ${suite}.`);
+    let started;
+    try {
+      started = await startSuite(runtime, { suitePath: `${STORED_SUITE_PREFIX}${suite}`, models: evalModels(runtime.config.model), strategies: ['plan-execute'], repeat: 1 });
+    } catch (error) {
+      if (error instanceof SuiteError) throw new RequestError('suite_invalid', error.message);
+      throw error;
+    }
+    // Its failure is stored with the evaluation (the page shows it); logged here as well.
+    started.done.catch((error: unknown) => console.error(`planscope: evaluation ${started.id} failed`, error));
+    return Response.json({ id: started.id }, { status: 202, headers: { Location: `/api/evals/${started.id}` } });
   });
 }

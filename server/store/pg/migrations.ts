@@ -119,6 +119,13 @@ export const MIGRATIONS: readonly string[] = [
   `ALTER TABLE runs ADD COLUMN forked_from_run TEXT COLLATE "C";
    ALTER TABLE runs ADD COLUMN forked_from_round INTEGER;
    CREATE INDEX runs_by_parent ON runs (forked_from_run, created_at DESC, id DESC) WHERE forked_from_run IS NOT NULL;`,
+  // Evaluation suites saved from the dashboard (cases made from runs): the suite's JSON, as a suite file holds it.
+  `CREATE TABLE suites (
+     name TEXT COLLATE "C" PRIMARY KEY,
+     created_at BIGINT NOT NULL,
+     updated_at BIGINT NOT NULL,
+     body TEXT NOT NULL
+   );`,
 ];
 
 /** An arbitrary key that only planscope's migrations lock. */

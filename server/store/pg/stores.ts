@@ -5,6 +5,7 @@ import { PgEvalStore } from './eval-store';
 import { PgCommitNotices } from './notices';
 import { PgReplayStore } from './replay-store';
 import { PgRunStore } from './run-store';
+import { PgSuiteStore } from './suite-store';
 
 /**
  * Runs, evaluations and replays in PostgreSQL: a bounded pool, the schema migrated
@@ -22,6 +23,7 @@ export function openPgStores(settings: DatabaseSettings) {
     runs: new PgRunStore(db, origin),
     evals: new PgEvalStore(db),
     replays: new PgReplayStore(db),
+    suites: new PgSuiteStore(db),
     notices,
     ready: db.ready,
     /** Idempotent. */

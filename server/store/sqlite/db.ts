@@ -109,6 +109,13 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE runs ADD COLUMN forked_from_run TEXT;
    ALTER TABLE runs ADD COLUMN forked_from_round INTEGER;
    CREATE INDEX runs_by_parent ON runs (forked_from_run, created_at DESC) WHERE forked_from_run IS NOT NULL;`,
+  // Evaluation suites saved from the dashboard (cases made from runs): the suite's JSON, as a suite file holds it.
+  `CREATE TABLE suites (
+     name TEXT PRIMARY KEY,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     body TEXT NOT NULL
+   );`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {

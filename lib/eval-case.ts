@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { EvalSuite, EvalTask, type Fact } from './eval';
+import { verdictsOn } from './human-verdict';
+import { checkPlanPath, SHAPE_ONLY_POLICY } from './policy';
+import type { RunState } from './run-state';
+
+/**
+ * An evaluation case made from a run: the run's task, with the facts a
+ * correct answer must state and must not state proposed from how its claims
+ * were judged, and the files it read and cited as the reads a good run
+ * makes. A person edits the proposal before it is saved; what is saved is
+ * an item of a suite (lib/eval.ts), scored as any other.
+ */
+
+/** Where the proposed facts came from: people's verdicts on the claims, or (with none) the Checker's. */
+export const CaseBasis = z.enum(['human', 'checker']);
+export type CaseBasis = z.infer<typeof CaseBasis>;
+
+export interface CaseProposal {
+  task: EvalTask;
+  basis: CaseBasis;
+}
+
+/** The category proposed for a case made from a run. */
+export const FROM_RUN_CATEGORY = 'from-run';
+
+/** A stored suite's name: what `npm run eval -- --suite <name>` takes, and part of its address. */
+export const SuiteName = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'lowercase letters, digits, ".", "_" and "-", at most 64');
+
+/** `POST /api/suites/:name/cases`: the edited case, from the run it was made from. */
+export const SaveCaseRequest = z.strictObject({
+  runId: z.string().min(1),
+  /** For a new suite; an existing one keeps its own. */
+  description: z.string().max(2000).optional(),
+  case: EvalTask,
+});
+export type SaveCaseRequest = z.input<typeof SaveCaseRequest>;
+
+/** `POST /api/evals`: run a stored suite, as `npm run eval -- --suite <name>` does (the configured model and the offline baseline). */
+export const RunSuiteRequest = z.strictObject({ suite: SuiteName });
+
+/** A stored suite as the Evaluations page lists it. */
+export const SuiteSummary = z.object({
+  name: SuiteName,
+  description: z.string().nullable(),
+  workspace: z.string(),
+  tasks: z.int(),
+  updatedAt: z.number(),
+});
+export type SuiteSummary = z.infer<typeof SuiteSummary>;
+
+export interface SuiteList {
+  suites: SuiteSummary[];
+}
+
+/** The file name a stored suite is exported under. */
+export function suiteFileName(name: string): string {
+  return `${name}.suite.json`;
+}
+
+export interface SavedCase {
+  suite: string;
+  /** The suite did not exist and was made for this case. */
+  created: boolean;
+  tasks: number;
+  message: string;
+}
+
+/**
+ * The proposal for `view`. Claims people marked `correct` (everyone who
+ * judged it, as their latest verdict) become required facts and claims
+ * marked `incorrect` forbidden ones, their text being the thing not to say;
+ * with no human verdict on any claim, the Checker's supported claims are
+ * proposed as required instead. Claims judged both ways, or `unsure`, are
+ * left out.
+ */
+export function proposeCase(view: RunState): CaseProposal {
+  const claims = view.check?.claims ?? [];
+  const judged = claims.map((claim, i) => ({ claim, verdicts: verdictsOn(view.humanVerdicts, i + 1).map((v) => v.verdict) }));
+  const human = judged.some((j) => j.verdicts.length > 0);
+  const agreed = (verdict: string) => judged.filter((j) => j.verdicts.length > 0 && j.verdicts.every((v) => v === verdict)).map((j) => j.claim.text);
+  const mustState: Fact[] = human ? agreed('correct') : claims.filter((c) => c.verdict === 'supported' && c.flags === undefined).map((c) => c.text);
+  const mustNotState = human ? agreed('incorrect') : [];
+  const read = new Set(Object.keys(view.observations));
+  const cited = claims.flatMap((c) => c.citations.map((citation) => normalisedPath(citation.path)));
+  return {
+    basis: human ? 'human' : 'checker',
+    task: {
+      id: caseIdOf(view.task),
+      category: FROM_RUN_CATEGORY,
+      task: view.task,
+      mustState,
+      mustNotState,
+      mustRead: [...new Set(cited)].filter((p) => read.has(p)),
+      refusalOk: false,
+    },
+  };
+}
+
+/** Facts as a person edits them: one a line, alternatives of one fact separated by ` | `. */
+export function factsToText(facts: readonly Fact[]): string {
+  return facts.map((f) => (typeof f === 'string' ? f : f.join(' | '))).join('\n');
+}
+
+export function textToFacts(text: string): Fact[] {
+  return linesOf(text).map((line) => {
+    const alternatives = line.split(' | ').map((a) => a.trim()).filter((a) => a !== '');
+    return alternatives.length === 1 ? alternatives[0]! : alternatives;
+  });
+}
+
+/** The non-blank lines of a text, trimmed. */
+export function linesOf(text: string): string[] {
+  return text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+}
+
+/** A case id (`[a-z0-9-]+`) from the task's first words. */
+export function caseIdOf(task: string): string {
+  const words = task.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  const id = words.slice(0, 6).join('-').slice(0, 48).replace(/-+$/, '');
+  return id || 'case';
+}
+
+/** The path as the Checker looked it up. */
+function normalisedPath(path: string): string {
+  const verdict = checkPlanPath(path, SHAPE_ONLY_POLICY);
+  return verdict.ok ? verdict.path : path;
+}
+
+/**
+ * `suite` with `task` added: the suite's schema checks the result, and a
+ * case whose id the suite already has is refused (ids name a suite's items).
+ */
+export function withCase(suite: EvalSuite, task: EvalTask): { ok: true; suite: EvalSuite } | { ok: false; message: string } {
+  if (suite.tasks.some((t) => t.id === task.id)) return { ok: false, message: `The suite ${suite.name} already has a case ${task.id}: choose another id.` };
+  const parsed = EvalSuite.safeParse({ ...suite, tasks: [...suite.tasks, task] });
+  if (!parsed.success) return { ok: false, message: describeIssue(parsed.error) };
+  return { ok: true, suite: parsed.data };
+}
+
+/** The first issue of a failed parse, where it is and what is wrong. */
+export function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return `${issue?.path.join('.') || 'case'}: ${issue?.message ?? 'invalid'}`;
+}
