@@ -66,6 +66,17 @@ const Env = z.object({
   PLANSCOPE_NUM_PREDICT: NumPredict.optional(),
   PLANSCOPE_TEMPERATURE: Temperature.optional(),
   PLANSCOPE_NUM_CTX: int(512, 1_048_576, 8192),
+  /**
+   * Ollama `keep_alive` on every call of a run, so the model stays loaded
+   * between the planner and the synthesizer: a duration (`30m`, `1h30m`) or
+   * seconds (`-1`: for ever, `0`: unload after each call).
+   */
+  PLANSCOPE_KEEP_ALIVE: z
+    .string()
+    .trim()
+    .regex(/^(-?\d+|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/, 'a duration such as 30m or 1h30m, or whole seconds (-1: for ever)')
+    .default('30m')
+    .transform((v) => (/^-?\d+$/.test(v) ? Number(v) : v)),
   /** Deny patterns added to the defaults, and defaults removed by their exact pattern; comma- or newline-separated. */
   PLANSCOPE_DENY_ADD: z.string().optional(),
   PLANSCOPE_DENY_REMOVE: z.string().optional(),
@@ -92,6 +103,8 @@ export interface Config {
   appRoot: string;
   ollamaHost: string;
   model: string;
+  /** Ollama `keep_alive` for a run's calls: a duration string, or seconds. */
+  keepAlive: string | number;
   workspace: string;
   /**
    * The allow-list of workspaces (`PLANSCOPE_WORKSPACE_ROOTS`), as real
@@ -205,6 +218,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     appRoot,
     ollamaHost: normalizeOllamaHost(e.OLLAMA_HOST),
     model: e.PLANSCOPE_MODEL,
+    keepAlive: e.PLANSCOPE_KEEP_ALIVE,
     workspace: path.resolve(appRoot, e.PLANSCOPE_WORKSPACE ?? 'sample-workspace'),
     workspaceRoots: e.PLANSCOPE_WORKSPACE_ROOTS === undefined ? null : parseWorkspaceRoots(e.PLANSCOPE_WORKSPACE_ROOTS, appRoot),
     dataDir: path.resolve(appRoot, e.PLANSCOPE_DATA_DIR),

@@ -142,7 +142,7 @@ type Probe =
 
 /** One real call, as a run makes it (streamed, schema as format, thinking off), answering two fields that must parse. */
 async function structuredProbe(config: Config): Promise<Probe> {
-  const model = createOllamaModel({ host: config.ollamaHost, model: config.model });
+  const model = createOllamaModel({ host: config.ollamaHost, model: config.model, keepAlive: config.keepAlive });
   const started = performance.now();
   let firstTokenMs: number | null = null;
   let reply: ModelReply;

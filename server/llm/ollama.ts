@@ -10,7 +10,8 @@ export interface OllamaModelOptions {
   host: string;
   model: string;
   seed?: number;
-  keepAlive?: string;
+  /** Ollama `keep_alive`: a duration string (`30m`) or seconds. */
+  keepAlive?: string | number;
 }
 
 /** A Model backed by a live Ollama server, one streamed /api/chat per call. */

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { endpointAnswer, ENDPOINT_TASK, plan, startHarness, type Harness } from '../support/harness';
+import { loadConfig } from '../../server/config';
+import { APP_ROOT, endpointAnswer, ENDPOINT_TASK, plan, startHarness, type Harness } from '../support/harness';
 
 /** What real models and servers do that a well-behaved fake would not, reproduced on the wire, and what a run makes of it. */
 
@@ -107,5 +108,22 @@ describe('a prompt Ollama cut to fit num_ctx (prompt_eval_count reaching it)', (
     expect(result.error?.code).toBe('context_exceeded');
     expect(result.llmCalls).toMatchObject([{ label: 'planner', truncated: true, status: 'ok' }]);
     expect(chats(h)).toHaveLength(1);
+  });
+});
+
+describe('keep_alive on the calls of a run', () => {
+  it('keeps the model loaded between planner and synthesizer (30m unless configured; whole seconds sent as a number)', async () => {
+    h = await startHarness({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] });
+    await h.run(ENDPOINT_TASK);
+    expect(chats(h).map((r) => (r.body as { keep_alive?: unknown }).keep_alive)).toEqual(['30m', '30m', '30m']);
+    await h.close();
+
+    h = await startHarness({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] }, { PLANSCOPE_KEEP_ALIVE: '-1' });
+    await h.run(ENDPOINT_TASK);
+    expect(new Set(chats(h).map((r) => (r.body as { keep_alive?: unknown }).keep_alive))).toEqual(new Set([-1]));
+  });
+
+  it('refuses a value Ollama would not take, at start-up', () => {
+    expect(() => loadConfig({ PLANSCOPE_KEEP_ALIVE: '10 minutes' }, APP_ROOT)).toThrow(/PLANSCOPE_KEEP_ALIVE: a duration such as 30m/);
   });
 });
