@@ -34,7 +34,8 @@ export default defineConfig({
   // The `@/` imports of app/ and components/, as tsconfig.json maps them.
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
-    testTimeout: 20000,
+    // A bound on a hung test, not a speed check: a test spawning the CLI three times took over 20 s on a loaded 2-core machine.
+    testTimeout: 60000,
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results/vitest.json' },
     projects: [
