@@ -20,6 +20,7 @@ const ON_POSTGRES = [
   'test/integration/metrics.test.ts',
   'test/integration/telemetry.test.ts',
   'test/integration/eval.test.ts',
+  'test/integration/eval-cases.test.ts',
   'test/integration/workspace-roots.test.ts',
   'test/integration/replay.test.ts',
   'test/integration/human-verdicts.test.ts',

@@ -62,6 +62,16 @@ test('a bundle\'s text is shown as text, and a bad bundle is refused with its co
   const badFile = testInfo.outputPath('bad.bundle.json');
   fs.writeFileSync(badFile, JSON.stringify({ ...bundle, version: 99 }));
 
+  // Through the API: over PLANSCOPE_MAX_BUNDLE_BYTES (16 MiB here) is 413 with its code; another site's page may not post one; neither stores anything.
+  const stored = async () => ((await (await request.get('/api/runs?limit=500')).json()) as { runs: unknown[] }).runs.length;
+  const before = await stored();
+  const huge = await request.post('/api/runs/import', { data: Buffer.alloc(16 * 1024 * 1024 + 1, 0x20), headers: { 'content-type': 'application/json' } });
+  expect(huge.status()).toBe(413);
+  expect(((await huge.json()) as { error: { code: string } }).error.code).toBe('bundle_too_large');
+  const crossSite = await request.post('/api/runs/import', { data: JSON.stringify(bundle), headers: { 'content-type': 'application/json', origin: 'http://evil.example' } });
+  expect(crossSite.status()).toBe(401);
+  expect(await stored()).toBe(before);
+
   await page.goto('/runs');
   await page.getByTestId('import-bundle').setInputFiles(badFile);
   await expect(page.getByTestId('import-error')).toContainText('bundle_version_unsupported');

@@ -96,7 +96,13 @@ describe('evaluation cases from runs', () => {
     expect(await refusalCode(saveCase(stores, h!.runtime.config, 'Bad Name', { runId: id, case: edited }))).toBe('suite_invalid');
     expect(await h!.runtime.suites.get('from-runs')).toEqual(before);
 
-    const env = { PLANSCOPE_DATA_DIR: h!.dataDir, OLLAMA_HOST: h!.fake.url, PLANSCOPE_WORKSPACE: h!.workspace };
+    // The CLI stores where the harness does: its data directory, or its PostgreSQL database.
+    const env = {
+      PLANSCOPE_DATA_DIR: h!.dataDir,
+      OLLAMA_HOST: h!.fake.url,
+      PLANSCOPE_WORKSPACE: h!.workspace,
+      ...(h!.database && { PLANSCOPE_DATABASE_URL: h!.database.url, PLANSCOPE_DB_POOL_SIZE: '2' }),
+    };
     const out = await runCli(EVAL_ENTRY, ['--suite', 'from-runs', '--model', 'offline', '--json'], { cwd: APP_ROOT, env });
     expect(out.code, out.stderr).toBe(0);
     const { items } = JSON.parse(out.stdout) as { items: EvalItem[] };
