@@ -74,7 +74,7 @@ test.beforeAll(async ({ playwright }) => {
         path: `/runs/${completed}`,
         ready: async (p) => {
           await runReady('completed')(p);
-          await p.getByTestId('llm-call-row').first().getByRole('button').click();
+          await p.getByTestId('llm-call-row').first().getByRole('button').first().click();
           await expect(p.getByTestId('raw-response')).toContainText('.env.local');
           await expect(p.getByTestId('raw-thinking')).toContainText('obvious place');
         },
@@ -188,7 +188,7 @@ for (const [width, height, what] of [
     const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.getByTestId('citation').first().click();
-    await page.getByTestId('llm-call-row').first().getByRole('button').click();
+    await page.getByTestId('llm-call-row').first().getByRole('button').first().click();
     await expect(page.getByTestId('raw-response')).toBeVisible();
     expect(await overflow()).toBeLessThanOrEqual(0);
   });

@@ -1,3 +1,4 @@
+import { axeFindings } from './axe';
 import { GOOD, TASK } from './content';
 import { expect, plan, runDetail, scriptFake, settled, startRun, test } from './fixtures';
 
@@ -41,6 +42,10 @@ test('replays a synthesizer call at another temperature and shows the Checker ve
   const after = await runDetail(request, id);
   expect(after.events).toEqual(before.events);
   expect(after.check).toEqual(before.check);
+
+  // The panel holds to WCAG in the light theme here, and in the dark one when the test ends.
+  expect(await axeFindings(page)).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'dark' });
 
   // Reopened, the drawer lists the stored replay under the call.
   await page.reload();

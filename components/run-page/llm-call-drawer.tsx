@@ -52,16 +52,28 @@ export function LlmCallDrawer({
             <span className="text-xs">
               <CallStatus call={call} />
             </span>
-            {call.finishedAt !== null && (
-              <button type="button" className="btn" data-testid="replay-toggle" aria-pressed={replaying} onClick={() => onReplayingChange(!replaying)}>
-                {replaying ? 'Back to the call' : 'Replay'}
-              </button>
-            )}
           </div>
         )
       }
     >
-      {call && (replaying && call.finishedAt !== null ? <ReplayPanel runId={runId} call={call.call} /> : <CallBody runId={runId} call={call} />)}
+      {call && (
+        <div className="flex h-full min-h-0 flex-col">
+          {call.finishedAt !== null && (
+            // In the body, after Close: the dialog's first focus stays on Close.
+            <div className="flex shrink-0 items-center gap-2 border-b border-zinc-200 px-4 py-1.5 dark:border-zinc-800">
+              <button type="button" className="btn" data-testid="replay-toggle" aria-pressed={replaying} onClick={() => onReplayingChange(!replaying)}>
+                {replaying ? 'Back to the call' : 'Replay'}
+              </button>
+              <span className="text-[11px] muted">
+                {replaying ? 'Edit the request, send it again, compare the replies.' : 'Send this call again, edited or not, and compare the replies.'}
+              </span>
+            </div>
+          )}
+          <div className="min-h-0 flex-1 overflow-auto">
+            {replaying && call.finishedAt !== null ? <ReplayPanel runId={runId} call={call.call} /> : <CallBody runId={runId} call={call} />}
+          </div>
+        </div>
+      )}
     </Drawer>
   );
 }

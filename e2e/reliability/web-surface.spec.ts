@@ -25,7 +25,15 @@ test.describe('a server with PLANSCOPE_TOKEN', () => {
     await server?.cleanup();
   });
 
-  const endpoints = ['/api/runs', '/api/runs/nope', '/api/runs/nope/events', '/api/runs/nope/artifacts/x.txt', '/api/health', '/api/metrics'];
+  const endpoints = [
+    '/api/runs',
+    '/api/runs/nope',
+    '/api/runs/nope/events',
+    '/api/runs/nope/artifacts/x.txt',
+    '/api/runs/nope/calls/planner%231/replays',
+    '/api/health',
+    '/api/metrics',
+  ];
 
   test('refuses every API call without the token, or with a wrong one, as 401 JSON', async () => {
     for (const pathname of endpoints) {
@@ -136,6 +144,20 @@ test.describe('cross-site requests (the shared server)', () => {
     expect((await post({})).status).toBe(400);
     // Reading is not a cross-site write: a GET with a foreign Origin is answered (CORS keeps it from the page).
     expect((await fetch(`${SHARED}/api/runs?limit=1`, { headers: { origin: 'http://evil.example' } })).status).toBe(200);
+  });
+
+  test('a replay POST from another site\'s page is refused at the gate; past it, an unknown run is 404 and an oversized body 413', async () => {
+    const replay = (headers: Record<string, string>, body = '{}') =>
+      fetch(`${SHARED}/api/runs/no-such-run/calls/planner%231/replays`, { method: 'POST', headers: { 'content-type': 'text/plain', ...headers }, body });
+    const refused = await replay({ origin: 'http://evil.example' });
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: { code: 'unauthorized' } });
+    const unknown = await replay({ origin: SHARED });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { code: 'run_not_found' } });
+    const large = await replay({}, JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(300 * 1024) }] }));
+    expect(large.status).toBe(413);
+    expect(await large.json()).toMatchObject({ error: { code: 'payload_too_large' } });
   });
 });
 
