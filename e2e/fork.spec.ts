@@ -63,4 +63,6 @@ test('fork from a round card with one step edited, watch the fork run, and see i
 
   await page.goto(`/runs/${parent}`);
   await expect(page.getByTestId('fork-list')).toContainText(fork);
+  const listed = (await (await request.get(`/api/runs?forkedFrom=${parent}`)).json()) as { runs: { id: string; forkedFromRun: string; forkedFromRound: number }[] };
+  expect(listed.runs.map((r) => [r.id, r.forkedFromRun, r.forkedFromRound])).toEqual([[fork, parent, 2]]);
 });
