@@ -164,10 +164,10 @@ export function ForkEditor({ runId, view, round, settings, onClose }: { runId: s
                 Plan for round {round.round}
               </h3>
               <div className="ml-auto flex gap-1" role="group" aria-label="Edit the plan as">
-                <button type="button" className="btn" aria-pressed={mode === 'rows'} onClick={() => setMode('rows')}>
+                <button type="button" className="btn aria-pressed:bg-zinc-200 aria-pressed:font-semibold dark:aria-pressed:bg-zinc-700" aria-pressed={mode === 'rows'} onClick={() => setMode('rows')}>
                   Steps
                 </button>
-                <button type="button" className="btn" aria-pressed={mode === 'json'} onClick={() => setMode('json')} data-testid="fork-json-mode">
+                <button type="button" className="btn aria-pressed:bg-zinc-200 aria-pressed:font-semibold dark:aria-pressed:bg-zinc-700" aria-pressed={mode === 'json'} onClick={() => setMode('json')} data-testid="fork-json-mode">
                   JSON
                 </button>
               </div>
