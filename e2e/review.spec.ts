@@ -16,6 +16,10 @@ function focusedTarget(page: Page) {
 
 test.describe.configure({ mode: 'serial' });
 
+// The suite shares one dashboard: these runs use a model no other spec runs, and every list here is narrowed to it.
+const MODEL = 'llama3.2:latest';
+const ONLY_MINE = `model=${encodeURIComponent(MODEL)}`;
+
 let older: string;
 let newer: string;
 
@@ -23,12 +27,12 @@ test('review queue: walk the runs needing review and mark claims with c / i / u,
   // Two runs of the same script, one after the other.
   const once = rejectedThenAnswered();
   await scriptFake(request, { planner: [...once.planner!, ...once.planner!], synthesizer: [...once.synthesizer!, ...once.synthesizer!], reviewer: [...once.reviewer!, ...once.reviewer!] });
-  older = await startRun(request, { task: `${TASK} (older)` });
+  older = await startRun(request, { task: `${TASK} (older)`, model: MODEL });
   await settled(request, older);
-  newer = await startRun(request, { task: `${TASK} (newer)` });
+  newer = await startRun(request, { task: `${TASK} (newer)`, model: MODEL });
   await settled(request, newer);
 
-  await page.goto('/review?blind=1');
+  await page.goto(`/review?blind=1&${ONLY_MINE}`);
   await expect(page.getByTestId('blind-mode')).toBeChecked();
   await expect(page.getByTestId('review-position')).toHaveText('Run 1 of 2');
   const run = page.getByTestId('review-run');
@@ -110,14 +114,14 @@ test('run page: a verdict with a note beside the Checker\'s and the Reviewer\'s,
 });
 
 test('runs list: filtered through its address, which survives a reload; the review queue empties once every run is judged', async ({ page }) => {
-  await page.goto('/runs');
+  await page.goto(`/runs?${ONLY_MINE}`);
   await expect(page.getByTestId('run-link')).toHaveCount(2);
   await page.getByLabel('Human review').selectOption('judged');
-  await expect(page).toHaveURL(/\/runs\?review=judged$/);
+  await expect(page).toHaveURL(/\/runs\?model=llama3\.2%3Alatest&review=judged$/);
   await expect(page.getByTestId('run-link')).toHaveCount(2);
   await page.getByLabel('Task contains').fill('(older)');
   await page.getByRole('button', { name: 'Search' }).click();
-  await expect(page).toHaveURL(/\/runs\?review=judged&q=%28older%29$/);
+  await expect(page).toHaveURL(/\/runs\?model=llama3\.2%3Alatest&review=judged&q=%28older%29$/);
   await expect(page.getByTestId('run-link')).toHaveText([`${TASK} (older)`]);
   await page.reload();
   await expect(page.getByLabel('Human review')).toHaveValue('judged');
@@ -127,16 +131,17 @@ test('runs list: filtered through its address, which survives a reload; the revi
   await expect(page.getByTestId('runs-empty')).toHaveText('No runs match these filters.');
   await page.getByRole('button', { name: 'Clear filters' }).click();
   await expect(page).toHaveURL(/\/runs$/);
-  await expect(page.getByTestId('run-link')).toHaveCount(2);
+  await expect(page.getByLabel('Human review')).toHaveValue('');
+  await expect(page.getByLabel('Task contains')).toHaveValue('');
 
-  await page.goto('/review');
+  await page.goto(`/review?${ONLY_MINE}`);
   await expect(page.getByTestId('review-empty')).toBeVisible();
 });
 
 test('evaluations page: the Checker and the Reviewer against the people\'s verdicts given above', async ({ page }) => {
   await page.goto('/evals');
   // Judged claims: the newer run's 1 correct (Checker: supported) and 2 incorrect (mis-cited), the older run's 1 incorrect (supported).
-  const all = page.locator('[data-testid="agreement-model"][data-model="all"]');
+  const all = page.locator(`[data-testid="agreement-model"][data-model="${MODEL}"]`);
   const checker = all.locator('[data-judge="checker"]');
   await expect(checker.locator('[data-category="supported"] [data-human="correct"]')).toHaveText('1');
   await expect(checker.locator('[data-category="supported"] [data-human="incorrect"]')).toHaveText('1');
@@ -147,5 +152,5 @@ test('evaluations page: the Checker and the Reviewer against the people\'s verdi
   const reviewer = all.locator('[data-judge="reviewer"]');
   await expect(reviewer.locator('[data-category="not_reviewed"] [data-human="incorrect"]')).toHaveText('1');
   await expect(reviewer.getByTestId('precision')).toHaveText('—');
-  await expect(page.locator('[data-testid="agreement-model"][data-model="qwen3:8b"]')).toBeVisible();
+  await expect(page.locator('[data-testid="agreement-model"][data-model="all"]')).toBeVisible();
 });

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { ReviewQueue } from '@/components/review/review-queue';
 import { toRunSummary } from '@/lib/api';
+import { parseRunFilter } from '@/lib/run-filter';
 import { getRuntime } from '@/server/runtime';
 
 export const metadata: Metadata = { title: 'Review queue' };
@@ -12,11 +13,20 @@ const QUEUE_SIZE = 200;
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-/** Completed runs nobody has judged yet, newest first, to be walked through one after another (`?blind=1`: blind mode). */
+/**
+ * Completed runs nobody has judged yet, newest first, to be walked through
+ * one after another (`?blind=1`: blind mode). The runs list's filters
+ * (`?model=`, `?q=`, ...) narrow the queue, so a person can review one
+ * model's runs or one task's; one that does not parse is ignored.
+ */
 export default async function ReviewPage({ searchParams }: Props) {
   const { store, config } = getRuntime();
-  const blind = (await searchParams).blind === '1';
-  const rows = await store.listRuns({ limit: QUEUE_SIZE, filter: { review: 'needs_review' } });
+  const params = await searchParams;
+  const blind = params.blind === '1';
+  const given = new URLSearchParams(Object.entries(params).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : [])));
+  const parsed = parseRunFilter(given);
+  const narrowed = parsed.ok ? parsed.filter : {};
+  const rows = await store.listRuns({ limit: QUEUE_SIZE, filter: { ...narrowed, review: 'needs_review' } });
   return (
     <div className="space-y-3">
       <div>
