@@ -46,6 +46,10 @@ export async function prepareFork(
   if (!isTerminal(parent.status)) {
     throw new RequestError('run_not_finished', `Run ${request.run} is still ${parent.status}; fork it once it has ended.`);
   }
+  // A bundle's workspace path names a directory on the machine it came from: shown, never read.
+  if ((await store.getRun(request.run))?.importedFrom != null) {
+    throw new RequestError('invalid_request', `Run ${request.run} was imported from a bundle; its workspace is not one to read here, so it cannot be forked.`);
+  }
   const stage = request.stage ?? 'plan';
   const profile = choices.profile ?? parent.profile;
   if (stage === 'answer') {

@@ -129,6 +129,10 @@ describe.each<StoreKind>(['sqlite', 'postgresql'])('run bundles on %s', (kind) =
     expect(outcome.id).not.toBe(id);
     expect(outcome.message).toContain(`a run ${id} already exists`);
     expect(foldRun(await h.runtime.store.events(outcome.id))).toEqual(foldRun(await h.runtime.store.events(id)));
+    // Its workspace is the bundle's text, never a directory to read: no fork of it starts.
+    const before = (await h.runtime.store.listRuns({ limit: 10 })).length;
+    await expect(h.runtime.registry.start({ fork: { run: outcome.id, stage: 'answer' } })).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(await h.runtime.store.listRuns({ limit: 10 })).toHaveLength(before);
   });
 
   it('refuses each bad bundle with its code and leaves the store as it was', async () => {
