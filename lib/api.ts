@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ErrorInfo } from './codes';
-import type { RunEvent } from './events';
+import type { Rejection, RunEvent } from './events';
 import type { RunResult } from './result';
 import type { EvalSummary } from './eval';
 import type { ReadPolicyInfo } from './policy';
@@ -136,6 +136,9 @@ export interface EvalList {
 }
 
 export type StartRunOutcome = { ok: true; id: string } | { ok: false; error: ErrorInfo };
+
+/** Starting a fork from the run page: its id, or the refusal with a refused plan's rejections. */
+export type ForkRunOutcome = { ok: true; id: string } | { ok: false; error: ErrorInfo; rejections: Rejection[] };
 
 /** SSE event names on `GET /api/runs/:id/events`. */
 export const SSE_RUN_EVENT = 'run_event';

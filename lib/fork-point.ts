@@ -1,7 +1,7 @@
 import type { ForkStage, PlanProfile, RunEvent } from './events';
 import type { GeneralPlan } from './general-plan';
 import type { Plan } from './plan';
-import type { RoundView } from './run-state';
+import type { RoundView, RunState } from './run-state';
 
 /**
  * The events of a run before a point in it: before anything of round
@@ -57,4 +57,34 @@ export function planOfRound(round: RoundView, profile: PlanProfile): Plan | Gene
       ...(s.args !== undefined && { args: s.args }),
     })),
   };
+}
+
+/** Where two runs stop being the same: a round, or the answer (same rounds, another answer). */
+export type Divergence = { at: 'round'; round: number } | { at: 'answer' };
+
+/**
+ * Where a fork and its parent part: the first round, from the fork's own
+ * first round on, whose plan differs between them (or that only one of them
+ * has); when every such round is the same, the answer. Rounds before the
+ * fork's are the parent's own, carried into the fork, so they are shared.
+ * Null when the runs are not parent and fork, or nothing differs.
+ */
+export function divergenceOf(a: { id: string; view: RunState }, b: { id: string; view: RunState }): Divergence | null {
+  const [parent, fork] = b.view.forkedFrom?.run === a.id ? [a.view, b.view] : a.view.forkedFrom?.run === b.id ? [b.view, a.view] : [null, null];
+  if (!parent || !fork?.forkedFrom) return null;
+  if (fork.forkedFrom.stage === 'answer') return { at: 'answer' };
+  const from = fork.forkedFrom.round;
+  const last = Math.max(...[...parent.rounds, ...fork.rounds].map((r) => r.round), from);
+  for (let round = from; round <= last; round++) {
+    const mine = fork.rounds.find((r) => r.round === round);
+    const theirs = parent.rounds.find((r) => r.round === round);
+    if (!mine || !theirs || planSignature(mine) !== planSignature(theirs)) return { at: 'round', round };
+  }
+  return parent.answer === fork.answer ? null : { at: 'answer' };
+}
+
+/** A round's plan as compared between runs: the steps as proposed (or accepted), and the Validator's verdict. */
+function planSignature(round: RoundView): string {
+  const steps = (round.proposed ?? round.steps.map((s) => s.step)).map(({ purpose, path, tool, args, kind, dependsOn }) => ({ purpose, path, tool, args, kind, dependsOn }));
+  return JSON.stringify({ goal: round.goal, steps, rejections: round.rejections.map((r) => [r.step, r.code]) });
 }

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { PlanProfile, ProposedStep, Rejection } from './events';
 import { generalPlanShape, validateGeneralPlan, type ToolSpec } from './general-plan';
-import { planSchema, type Plan, type PlanLimits } from './plan';
-import type { PathPolicy } from './policy';
+import { DEFAULT_PLAN_LIMITS, planSchema, type Plan, type PlanLimits } from './plan';
+import { buildPathPolicy, type PathPolicy } from './policy';
 import { describeIssues, parseStructured } from './structured';
 import { validatePlan } from './validator';
 
@@ -97,4 +97,29 @@ export function judgeGivenPlan(profile: PlanProfile, plan: unknown, rules: PlanR
     return { parsed: false, rejections };
   }
   return { parsed: true, ...judge.validate(parsed.data as never, rules) };
+}
+
+/**
+ * The rules as plain data, as the server hands them to the browser: each
+ * profile's step limit, the deny-list as its configured changes (rebuilt
+ * here exactly as the bridge child rebuilds it), and the tools on offer.
+ */
+export interface PlanRulesInfo {
+  maxSteps: Record<PlanProfile, number>;
+  deny: { added: string[]; removed: string[] };
+  tools: ToolSpec[];
+  /** Tools plans may not use, by qualified name, with the reason. */
+  notOffered: [string, string][];
+}
+
+/** A profile's rules from their plain form: the rules the server judges a fork's plan by, and the browser an edited one. */
+export function rulesOf(info: PlanRulesInfo, profile: PlanProfile): PlanRules {
+  const built = buildPathPolicy({ add: info.deny.added, remove: info.deny.removed });
+  if (!built.ok) throw new Error(`The deny-list cannot be rebuilt: ${built.message}`);
+  return {
+    planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: info.maxSteps[profile] },
+    pathPolicy: built.policy,
+    tools: info.tools,
+    notOffered: new Map(info.notOffered),
+  };
 }

@@ -8,6 +8,9 @@ import { ApprovalMode, ForkStage, PlanProfile, Strategy } from './events';
  */
 const WholeNumber = z.union([z.int(), z.string().regex(/^\d{1,9}$/).transform(Number)], { error: 'must be a whole number' });
 
+/** The most planning rounds a run may ask for. */
+export const MAX_ROUNDS = 10;
+
 /**
  * A fork of a finished run: from round `round` with `plan` as that round's
  * plan (the parent's own plan of that round when left out), or, with
@@ -36,7 +39,7 @@ export const RunRequest = z
     task: z.string().trim().min(1, 'task must not be empty').optional(),
     model: z.string().trim().min(1).max(200).optional(),
     workspace: z.string().trim().min(1).max(4096).optional(),
-    maxRounds: WholeNumber.pipe(z.int().min(1).max(10)).optional(),
+    maxRounds: WholeNumber.pipe(z.int().min(1).max(MAX_ROUNDS)).optional(),
     strategy: Strategy.optional(),
     profile: PlanProfile.optional(),
     fork: ForkRequest.optional(),

@@ -1,4 +1,5 @@
 import type { Rejection, StepStatus } from '@/lib/events';
+import type { Divergence } from '@/lib/fork-point';
 import type { RoundView } from '@/lib/run-state';
 import { Code } from '../ui/panel';
 import type { CompareSide } from './side';
@@ -19,15 +20,19 @@ const NOT_RUN = { icon: '·', tone: 'text-zinc-500 dark:text-zinc-400', label: '
  * One run's plans, round by round, compact enough to read beside another
  * run's: each path with what became of it, rejections in place with their
  * code, and why the run re-planned. A ReAct run's rounds are its turns, one
- * read each.
+ * read each. Both sides list the same round numbers (`rounds`) on the rows
+ * of one grid, so round N of one run stands beside round N of the other; a
+ * round a side does not have is a gap that says why (before a fork's first
+ * round, the parent's own round was carried into it). The round where a
+ * fork parts from its parent is marked on both sides.
  */
-export function ComparePlans({ side }: { side: CompareSide }) {
+export function ComparePlans({ side, rounds, divergence, forkStart }: { side: CompareSide; rounds: number[]; divergence: Divergence | null; forkStart: number | null }) {
   const { view, name } = side;
   const turn = view.strategy === 'react' ? 'Turn' : 'Round';
   const rejected = view.rounds.filter((r) => r.rejections.length > 0).length;
   return (
-    <div className="min-w-0" data-testid={`compare-${name}-plans`}>
-      <h3 className="mb-1.5 flex items-center gap-2 text-xs font-medium">
+    <div className="grid min-w-0 grid-rows-subgrid gap-y-1.5" style={{ gridRow: `span ${rounds.length + 1}` }} data-testid={`compare-${name}-plans`}>
+      <h3 className="flex items-center gap-2 text-xs font-medium">
         <SideTag side={name} />
         <span className="font-mono">{view.strategy}</span>
         <span className="muted">
@@ -35,23 +40,41 @@ export function ComparePlans({ side }: { side: CompareSide }) {
           {rejected > 0 && <span className="ml-1.5 text-red-700 dark:text-red-400">{rejected} rejected</span>}
         </span>
       </h3>
-      {view.rounds.length === 0 ? (
+      {rounds.length === 0 ? (
         <p className="text-xs muted">
           No plan was proposed
           {view.llmCalls.length > 0 && `, in ${view.llmCalls.length} LLM ${view.llmCalls.length === 1 ? 'call' : 'calls'} (their raw replies are on the run page)`}.
         </p>
       ) : (
-        <ol className="space-y-1.5">
-          {view.rounds.map((round) => (
-            <RoundBlock key={round.round} round={round} label={turn} />
-          ))}
+        <ol className="grid grid-rows-subgrid gap-y-1.5" style={{ gridRow: `span ${rounds.length}` }}>
+          {rounds.map((number) => {
+            const round = view.rounds.find((r) => r.round === number);
+            const diverges = divergence?.at === 'round' && divergence.round === number;
+            return round ? (
+              <RoundBlock key={number} round={round} label={turn} diverges={diverges} />
+            ) : (
+              <li key={number} data-round={number} className="rounded border border-dashed border-zinc-300 px-2 py-1.5 text-xs muted dark:border-zinc-700">
+                {diverges && <DivergenceMark />}
+                {turn} {number}:{' '}
+                {forkStart !== null && number < forkStart ? 'the parent’s round, carried into this fork (its reads are cached here)' : 'none in this run'}
+              </li>
+            );
+          })}
         </ol>
       )}
     </div>
   );
 }
 
-function RoundBlock({ round, label }: { round: RoundView; label: string }) {
+function DivergenceMark() {
+  return (
+    <div data-testid="divergence" className="mb-1 text-[11px] font-semibold text-violet-800 dark:text-violet-300">
+      <span aria-hidden>↳ </span>The runs part here
+    </div>
+  );
+}
+
+function RoundBlock({ round, label, diverges }: { round: RoundView; label: string; diverges: boolean }) {
   const planLevel = round.rejections.filter((r) => r.step === null);
   const steps = round.proposed ?? (round.accepted ? round.steps.map((s) => s.step) : []);
   return (
@@ -59,8 +82,9 @@ function RoundBlock({ round, label }: { round: RoundView; label: string }) {
       data-round={round.round}
       className={`rounded border px-2 py-1.5 text-xs ${
         round.accepted ? 'border-zinc-200 dark:border-zinc-800' : 'border-red-300 bg-red-50/40 dark:border-red-900 dark:bg-red-950/20'
-      }`}
+      } ${diverges ? 'ring-2 ring-violet-400 dark:ring-violet-600' : ''}`}
     >
+      {diverges && <DivergenceMark />}
       <div className="flex items-center gap-2">
         <span className="font-semibold">
           {label} {round.round}
@@ -96,7 +120,10 @@ function RoundBlock({ round, label }: { round: RoundView; label: string }) {
                   </span>
                   <span className="sr-only"> — {mark.label}</span>
                   {executed?.status === 'cached' && executed.fromRound !== null && (
-                    <span className="ml-1.5 text-[10px] text-violet-700 dark:text-violet-300">reused from {executed.fromRound}</span>
+                    <span className="ml-1.5 text-[10px] text-violet-700 dark:text-violet-300">
+                      reused from {executed.fromRun ? 'the parent’s round ' : ''}
+                      {executed.fromRound}
+                    </span>
                   )}
                   {executed?.error && (
                     <span className="ml-1.5">

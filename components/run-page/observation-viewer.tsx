@@ -131,7 +131,7 @@ function ObservationRow({
           <span title={`sha256 ${o.sha256}`} className="font-mono">
             {shortSha(o.sha256)}
           </span>
-          <span>read in round {o.round}</span>
+          <span>{o.carriedFrom ? `read by the parent run in its round ${o.round}` : `read in round ${o.round}`}</span>
           {o.reusedInRounds.length > 0 && (
             <span className="text-violet-700 dark:text-violet-300">reused in round {o.reusedInRounds.join(', ')}</span>
           )}

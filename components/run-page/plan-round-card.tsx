@@ -20,6 +20,7 @@ export const PlanRoundCard = memo(function PlanRoundCard({
   call,
   runLive,
   onOpenCall,
+  onFork,
 }: {
   round: RoundView;
   previous: RoundView | null;
@@ -27,6 +28,8 @@ export const PlanRoundCard = memo(function PlanRoundCard({
   call: LlmCallView | null;
   runLive: boolean;
   onOpenCall: (call: string) => void;
+  /** Opens the fork editor on this round; absent while the run goes on (a running run cannot be forked). */
+  onFork?: (round: RoundView) => void;
 }) {
   const planLevel = round.rejections.filter((r) => r.step === null);
   const steps = round.proposed ?? (round.accepted ? round.steps.map((s) => s.step) : []);
@@ -45,10 +48,27 @@ export const PlanRoundCard = memo(function PlanRoundCard({
           Round {round.round}
         </h3>
         <span className={`rounded px-1.5 py-px text-[11px] font-medium ${verdict.pill}`}>{verdict.label}</span>
-        {round.call && (
+        {round.call ? (
           <button type="button" className="link ml-auto font-mono text-[11px]" onClick={() => onOpenCall(round.call!)} title="Open this planner call's raw prompt and response">
             {round.call}
             {call?.durationMs != null && <span className="ml-1 text-zinc-600 no-underline dark:text-zinc-400">{formatDuration(call.durationMs)}</span>}
+          </button>
+        ) : (
+          round.proposed !== null && (
+            <span className="ml-auto text-[11px] muted" data-testid="plan-given">
+              plan given, not planned
+            </span>
+          )
+        )}
+        {onFork && (
+          <button
+            type="button"
+            className={`btn py-0 text-[11px] ${!round.call && round.proposed === null ? 'ml-auto' : ''}`}
+            onClick={() => onFork(round)}
+            data-testid="fork-from-here"
+            aria-label={`Fork from round ${round.round}`}
+          >
+            Fork from here
           </button>
         )}
       </header>

@@ -10,12 +10,14 @@ export const PlanRounds = memo(function PlanRounds({
   maxRounds,
   runLive,
   onOpenCall,
+  onFork,
 }: {
   rounds: RoundView[];
   calls: LlmCallView[];
   maxRounds: number | null;
   runLive: boolean;
   onOpenCall: (call: string) => void;
+  onFork?: (round: RoundView) => void;
 }) {
   const rejected = rounds.filter((r) => r.rejections.length > 0).length;
   return (
@@ -46,6 +48,7 @@ export const PlanRounds = memo(function PlanRounds({
                 call={calls.find((c) => c.call === round.call) ?? null}
                 runLive={runLive}
                 onOpenCall={onOpenCall}
+                {...(onFork && !runLive && { onFork })}
               />
             </li>
           ))}

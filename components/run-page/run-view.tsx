@@ -6,7 +6,11 @@ import type { RunEvent } from '@/lib/events';
 import { checkPlanPath, SHAPE_ONLY_POLICY } from '@/lib/policy';
 import { isTerminal } from '@/lib/run-state';
 import { prefersReducedMotion } from '../keyboard/use-shortcuts';
+import type { RunSummary } from '@/lib/api';
+import type { RoundView } from '@/lib/run-state';
 import { AnswerPanel } from './answer-panel';
+import { ForkEditor, type ForkSettings } from './fork-editor';
+import { ForkLineage } from './fork-lineage';
 import type { LineRange } from './file-lines';
 import { LlmCallDrawer } from './llm-call-drawer';
 import { LlmCallTable } from './llm-call-table';
@@ -33,15 +37,22 @@ export function RunView({
   initialEvents,
   head,
   traceUrl = null,
+  fork = null,
+  forks = [],
 }: {
   runId: string;
   initialEvents: RunEvent[];
   head: TextHead | null;
   traceUrl?: string | null;
+  /** What forking this run needs; null where it cannot be forked from the page. */
+  fork?: ForkSettings | null;
+  /** The runs forked from this one, newest first. */
+  forks?: RunSummary[];
 }) {
   const { view, connection, streamError } = useRunEvents(runId, initialEvents);
   const [selection, setSelection] = useState<ObservationSelection | null>(null);
   const [openCall, setOpenCall] = useState<string | null>(null);
+  const [forkRound, setForkRound] = useState<RoundView | null>(null);
   const live = !isTerminal(view.status);
   const observed = useMemo(() => new Set(Object.keys(view.observations)), [view.observations]);
   useRunPageKeys();
@@ -67,6 +78,7 @@ export function RunView({
     <div className="space-y-3">
       <RunAnnouncer view={view} />
       <OutcomeHeader runId={runId} view={view} connection={connection} traceUrl={traceUrl} />
+      <ForkLineage runId={runId} forkedFrom={view.forkedFrom} forks={forks} />
       {streamError && (
         <p role="status" className="rounded border border-amber-300 bg-amber-50 px-3 py-1.5 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
           {streamError}
@@ -79,7 +91,9 @@ export function RunView({
         maxRounds={view.limits?.maxRounds ?? null}
         runLive={live}
         onOpenCall={setOpenCall}
+        {...(fork && { onFork: setForkRound })}
       />
+      {fork && forkRound && <ForkEditor runId={runId} view={view} round={forkRound} settings={fork} onClose={() => setForkRound(null)} />}
 
       <div className="grid items-start gap-3 lg:grid-cols-[minmax(0,5fr)_minmax(0,6fr)]">
         <div className="min-w-0 space-y-3">

@@ -120,7 +120,9 @@ function StepRow({
             <span className="min-w-0 font-mono break-anywhere">{step.path}</span>
           )}
           {step.status === 'cached' && step.fromRound !== null && (
-            <span className="shrink-0 text-[11px] text-violet-700 dark:text-violet-300">reused from round {step.fromRound}</span>
+            <span className="shrink-0 text-[11px] text-violet-700 dark:text-violet-300" data-testid="reused-from">
+              {step.fromRun ? `reused from the parent run, round ${step.fromRound}` : `reused from round ${step.fromRound}`}
+            </span>
           )}
           {step.readAhead && (
             <span

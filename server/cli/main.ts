@@ -1,7 +1,8 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ExitCode } from '../../lib/codes';
-import { PlanProfile, Strategy } from '../../lib/events';
+import { ForkStage, PlanProfile, Strategy, type RunEvent } from '../../lib/events';
 import { toResult } from '../../lib/result';
 import { RunRequest, type RunRequestField } from '../../lib/run-request';
 import { applyEvent, emptyRun } from '../../lib/run-state';
@@ -9,7 +10,7 @@ import { appRootOf } from '../app-root';
 import { ConfigError, loadConfig } from '../config';
 import { RequestError } from '../http/request-error';
 import { describeAllowedWorkspaces } from '../runs/workspace';
-import { openRuntime } from '../runtime';
+import { openRuntime, type Runtime } from '../runtime';
 import { approveOnTerminal } from './approve';
 import { progressLine, summaryTable } from './progress';
 import { printable } from './terminal-text';
@@ -34,7 +35,16 @@ function flagOf(field: string): string {
   return field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 }
 
-const USAGE = `usage: npm run planscope -- run "<task>" ${FLAG_FIELDS.map((f) => `[--${flagOf(f)} ${FLAG_VALUES[f]}]`).join(' ')} [--approve] [--json]`;
+/** A fork takes its parent's workspace; the rest of the flags it takes as `run` does. */
+const FORK_FLAG_FIELDS = FLAG_FIELDS.filter((f) => f !== 'workspace');
+/** What only `fork` takes: where in the parent it starts, and the plan it starts with. */
+const FORK_ONLY = { round: 'N', plan: 'plan.json', stage: ForkStage.options.join('|') } as const;
+const flagsUsage = (fields: readonly FlagField[]) => fields.map((f) => `[--${flagOf(f)} ${FLAG_VALUES[f]}]`).join(' ');
+
+const USAGE = [
+  `usage: npm run planscope -- run "<task>" ${flagsUsage(FLAG_FIELDS)} [--approve] [--json]`,
+  `       npm run planscope -- fork <run> --round N [--plan plan.json] [--stage ${FORK_ONLY.stage}] ${flagsUsage(FORK_FLAG_FIELDS)} [--json]`,
+].join('\n');
 
 function fail(reason: string): never {
   process.stderr.write(`planscope: ${printable(reason)}\n${USAGE}\n`);
@@ -47,7 +57,7 @@ function parseCli(argv: string[]) {
       args: argv,
       allowPositionals: true,
       options: {
-        ...Object.fromEntries(FLAG_FIELDS.map((field) => [flagOf(field), { type: 'string' as const }])),
+        ...Object.fromEntries([...FLAG_FIELDS, ...Object.keys(FORK_ONLY)].map((field) => [flagOf(field), { type: 'string' as const }])),
         json: { type: 'boolean', default: false },
         approve: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -58,20 +68,62 @@ function parseCli(argv: string[]) {
   }
 }
 
+type CliValues = Record<string, string | boolean | undefined>;
+
 /** The run request the flags spell, checked by the request's own schema before anything starts; a refusal names the flag. */
-function requestOf(task: string, values: Record<string, string | boolean | undefined>): RunRequest {
-  const request: Partial<Record<RunRequestField, unknown>> = { task };
-  for (const field of FLAG_FIELDS) {
-    const value = values[flagOf(field)];
-    if (typeof value === 'string') request[field] = value;
-  }
+function requestOf(task: string, values: CliValues): RunRequest {
+  const forkOnly = Object.keys(FORK_ONLY).find((f) => values[f] !== undefined);
+  if (forkOnly) fail(`--${forkOnly}: only a fork takes it`);
+  const request: Partial<Record<RunRequestField, unknown>> = { task, ...flagsOf(FLAG_FIELDS, values) };
   // The run API refuses relative workspaces; at the console, one is relative to where the command runs.
   if (typeof request.workspace === 'string') request.workspace = path.resolve(request.workspace);
+  return checked(request);
+}
+
+/** A fork's request: the parent, the round and stage, and the plan read from its file (relative to where the command runs). */
+function forkRequestOf(run: string, values: CliValues): RunRequest {
+  if (values['workspace'] !== undefined) fail("--workspace: a fork runs in its parent's workspace");
+  const fork: Record<string, unknown> = { run };
+  if (typeof values['round'] === 'string') fork['round'] = values['round'];
+  if (typeof values['stage'] === 'string') fork['stage'] = values['stage'];
+  if (typeof values['plan'] === 'string') fork['plan'] = readPlanFile(values['plan']);
+  return checked({ ...flagsOf(FORK_FLAG_FIELDS, values), fork });
+}
+
+function flagsOf(fields: readonly FlagField[], values: CliValues): Partial<Record<FlagField, string>> {
+  return Object.fromEntries(fields.flatMap((field) => (typeof values[flagOf(field)] === 'string' ? [[field, values[flagOf(field)]]] : [])));
+}
+
+function checked(request: Partial<Record<RunRequestField, unknown>>): RunRequest {
   const parsed = RunRequest.safeParse(request);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const field = String(issue?.path[0] ?? 'task');
-  return fail(`${field === 'task' ? 'task' : `--${flagOf(field)}`}: ${issue?.message ?? 'invalid'}`);
+  const [field, inner] = (issue?.path ?? ['task']).map(String);
+  const flag = field === 'task' ? 'task' : field === 'fork' ? (inner === 'run' ? 'run' : `--${inner ?? 'round'}`) : `--${flagOf(field ?? '')}`;
+  return fail(`${flag}: ${issue?.message ?? 'invalid'}`);
+}
+
+function readPlanFile(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.resolve(file), 'utf8');
+  } catch (error) {
+    return fail(`--plan: cannot read ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    return fail(`--plan: ${file} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+/** The request the command line spells: `run "<task>"` or `fork <run>`. */
+function commandRequest(positionals: string[], values: CliValues): RunRequest {
+  const [command, subject, ...extra] = positionals;
+  if (command !== 'run' && command !== 'fork') fail(command ? `unknown command "${command}"` : 'missing command');
+  if (!subject || subject.trim() === '') fail(command === 'run' ? 'missing task' : 'missing run id');
+  if (extra.length > 0) fail(`unexpected argument "${extra[0]}"${command === 'run' ? ' (quote the task)' : ''}`);
+  return command === 'run' ? requestOf(subject, values) : forkRequestOf(subject, values);
 }
 
 async function main(): Promise<number> {
@@ -80,13 +132,9 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return ExitCode.completed;
   }
-  const [command, task, ...extra] = positionals;
-  if (command !== 'run') fail(command ? `unknown command "${command}"` : 'missing command');
-  if (!task || task.trim() === '') fail('missing task');
-  if (extra.length > 0) fail(`unexpected argument "${extra[0]}" (quote the task)`);
   // Asking on the terminal would break the one JSON document --json prints.
   if (values.approve && values.json) fail('--approve asks on the terminal; it cannot be combined with --json');
-  const request = { ...requestOf(task, values), ...(values.approve && { approval: 'plan' as const }) };
+  const request = { ...commandRequest(positionals, values), ...(values.approve && { approval: 'plan' as const }) };
 
   let runtime;
   try {
@@ -103,19 +151,14 @@ async function main(): Promise<number> {
       if (error instanceof RequestError) {
         // At the server's own console, naming the allowed directories helps; the API does not echo them.
         const { workspaceRoots: roots, workspace: defaultWorkspace } = runtime.config;
-        fail(error.code === 'workspace_not_allowed' ? `${error.message} ${describeAllowedWorkspaces({ roots, defaultWorkspace })}` : error.message);
+        if (error.code === 'workspace_not_allowed') fail(`${error.message} ${describeAllowedWorkspaces({ roots, defaultWorkspace })}`);
+        // A refused plan is told step by step, each rejection with its code, as a run shows it.
+        const rejections = (error.rejections ?? []).map((r) => `\n  ${r.step === null ? 'plan' : `step ${r.step + 1}`}: ${r.code}: ${r.message}`);
+        fail(`${error.message}${rejections.join('')}`);
       }
       throw error;
     }
-    if (!values.json) {
-      // The same fold the run page keeps: a call's line at its end names where and when it began.
-      let live = emptyRun;
-      runtime.bus.subscribe(id, (event) => {
-        live = applyEvent(live, event);
-        const line = progressLine(event, live);
-        if (line) process.stdout.write(`${printable(line)}\n`);
-      });
-    }
+    if (!values.json) await followRun(runtime, id);
     const stopAsking = values.approve ? approveOnTerminal(runtime.registry, runtime.bus, id, { input: process.stdin, output: process.stdout }) : () => {};
     process.once('SIGINT', () => runtime.registry.cancel(id));
     const view = await runtime.registry.waitFor(id);
@@ -130,6 +173,28 @@ async function main(): Promise<number> {
   } finally {
     await runtime.close();
   }
+}
+
+/**
+ * Prints the run's progress: what it recorded before the id was known (its
+ * creation; a fork's origin and carried work), then each event as it comes,
+ * every one once, in order. The same fold the run page keeps: a call's line
+ * at its end names where and when it began.
+ */
+async function followRun(runtime: Runtime, id: string): Promise<void> {
+  let live = emptyRun;
+  const show = (event: RunEvent) => {
+    if (event.seq <= live.lastSeq) return;
+    live = applyEvent(live, event);
+    const line = progressLine(event, live);
+    if (line) process.stdout.write(`${printable(line)}\n`);
+  };
+  const early: RunEvent[] = [];
+  let caughtUp = false;
+  runtime.bus.subscribe(id, (event) => (caughtUp ? show(event) : early.push(event)));
+  for (const event of await runtime.store.events(id)) show(event);
+  caughtUp = true;
+  for (const event of early) show(event);
 }
 
 main().then(

@@ -12,7 +12,12 @@ import type { RunState } from '../../lib/run-state';
 export function progressLine(e: RunEvent, view: RunState): string | null {
   switch (e.type) {
     case 'run_created':
-      return `run  ${e.task}\n     model ${e.model}${e.baseline ? ' (offline baseline, no LLM)' : ''} · ${e.strategy} · workspace ${e.workspace}`;
+      return [
+        `run  ${e.task}\n     model ${e.model}${e.baseline ? ' (offline baseline, no LLM)' : ''} · ${e.strategy} · workspace ${e.workspace}`,
+        ...(e.forkedFrom ? [`     forked from run ${e.forkedFrom.run} round ${e.forkedFrom.round}${e.forkedFrom.stage === 'answer' ? ', answer stage' : ''}`] : []),
+      ].join('\n');
+    case 'work_carried':
+      return `⤷    carried from the parent: ${e.observations.length} observation${e.observations.length === 1 ? '' : 's'}${e.conclusions.length ? `, ${e.conclusions.length} conclusion${e.conclusions.length === 1 ? '' : 's'}` : ''}`;
     case 'run_waiting':
       return `⧗    waiting (${e.reason}): ${e.message}`;
     case 'llm_call_started':
@@ -40,7 +45,7 @@ export function progressLine(e: RunEvent, view: RunState): string | null {
         ? `✗    round ${e.round} rejected by ${e.by}: ${e.note ?? ''}`
         : `✓    round ${e.round} ${e.decision === 'approve' ? 'approved' : `edited (${e.steps?.length ?? 0} steps) and approved`} by ${e.by}`;
     case 'step_cached':
-      return `=    ${e.path} reused from round ${e.fromRound}`;
+      return `=    ${e.path} reused from ${e.fromRun ? `run ${e.fromRun} ` : ''}round ${e.fromRound}`;
     case 'step_finished':
       return `✓    ${e.path} read: ${e.observation.bytes} bytes, ${e.observation.lines} lines, sha256 ${e.observation.sha256.slice(0, 12)}`;
     case 'step_reasoned':

@@ -38,8 +38,7 @@ export async function prepareFork(
   store: RunStore,
   request: ForkRequest,
   choices: ForkChoices,
-  rulesFor: (profile: PlanProfile, maxSteps: number) => Promise<PlanRules>,
-  maxStepsOf: (profile: PlanProfile) => number,
+  rulesFor: (profile: PlanProfile) => PlanRules,
 ): Promise<ForkSetup> {
   const events = await store.events(request.run);
   if (events.length === 0) throw new RequestError('run_not_found', `There is no run ${request.run}.`);
@@ -85,7 +84,7 @@ export async function prepareFork(
   if (plan === null) {
     throw new RequestError('invalid_request', `fork.plan: round ${round} of run ${request.run} has no plan that parsed; give the plan to run.`);
   }
-  const judged = judgeGivenPlan(profile, plan, await rulesFor(profile, maxStepsOf(profile)));
+  const judged = judgeGivenPlan(profile, plan, rulesFor(profile));
   if (judged.rejections.length > 0) {
     const codes = [...new Set(judged.rejections.map((r) => r.code))].join(', ');
     throw new RequestError('plan_rejected', `The plan was rejected (${codes}); nothing was started.`, judged.rejections);

@@ -4,7 +4,7 @@ import type { EventOf, ForkedFrom, PlanProfile, ProposedStep, RunEvent, RunLimit
 import type { ToolSpec } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { RunRequest, type ForkRequest } from '../../lib/run-request';
-import { judgeGivenPlan, type PlanRules } from '../../lib/plan-judgement';
+import { judgeGivenPlan, rulesOf, type PlanRulesInfo } from '../../lib/plan-judgement';
 import { emptyRun, foldRun, isTerminal, pendingApproval, type ApprovalDecisionView, type RunState } from '../../lib/run-state';
 import { ApprovalBody } from '../../lib/approval';
 import { runLimits, type Config } from '../config';
@@ -310,6 +310,19 @@ export class RunRegistry {
     return parsed.data;
   }
 
+  /** The rules plans are judged by, as plain data: what the fork editor in the browser validates with, and forks are judged by. */
+  async planRulesInfo(): Promise<PlanRulesInfo> {
+    const tools = await this.tools();
+    const rules = planRules({
+      planLimits: DEFAULT_PLAN_LIMITS,
+      pathPolicy: this.config.pathPolicy,
+      workspaceTools: tools.workspace,
+      externalTools: tools.external,
+    });
+    const { added, removed } = this.config.pathPolicy;
+    return { maxSteps: this.config.maxSteps, deny: { added: [...added], removed: [...removed] }, tools: rules.tools, notOffered: [...rules.notOffered] };
+  }
+
   /** A new run: the request's task in its workspace, from round 1 with nothing done. */
   private newRunSetup(request: RunRequest): RunSetup {
     const pinned = resolveWorkspace(request.workspace ?? this.config.workspace, {
@@ -331,9 +344,9 @@ export class RunRegistry {
   /** A fork: its parent's task and workspace, starting where the request says with the work its parent had done by then. */
   private async forkSetup(request: RunRequest, fork: ForkRequest): Promise<RunSetup> {
     const choices = { strategy: request.strategy, profile: request.profile, maxRounds: request.maxRounds };
-    const rulesFor = (profile: PlanProfile, maxSteps: number) => this.rulesOf(profile, maxSteps);
-    const maxStepsOf = (profile: PlanProfile) => this.config.maxSteps[profile];
-    const setup = await prepareFork(this.store, fork, choices, rulesFor, maxStepsOf);
+    const info = await this.planRulesInfo();
+    const rulesFor = (profile: PlanProfile) => rulesOf(info, profile);
+    const setup = await prepareFork(this.store, fork, choices, rulesFor);
     const pinned = resolveWorkspace(setup.parent.workspace, { roots: this.config.workspaceRoots, defaultWorkspace: this.config.workspace });
     return {
       task: setup.parent.task,
@@ -411,7 +424,7 @@ export class RunRegistry {
     const created = events[0]?.type === 'run_created' ? events[0] : null;
     if (!pending || !created || !view.limits) throw notWaiting(`is ${view.status}`);
     checkRequest(id, pending, body);
-    const rules = await this.rulesOf(view.profile, view.limits.maxSteps);
+    const rules = { ...rulesOf(await this.planRulesInfo(), view.profile), planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: view.limits.maxSteps } };
     const decided = decisionOf(body, { request: pending.request, round: pending.round, judge: (plan) => judgeGivenPlan(view.profile, plan, rules) });
     holdHere('run', id);
     if (!(await this.store.claimRun(id, ownerOfRun(row), thisProcess()))) {
@@ -438,12 +451,6 @@ export class RunRegistry {
     );
     await recorder.flushed();
     return decision;
-  }
-
-  /** The rules a plan of `profile` is judged by in this process. */
-  private async rulesOf(profile: PlanProfile, maxSteps: number): Promise<PlanRules> {
-    const tools = await this.tools();
-    return planRules({ planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps }, pathPolicy: this.config.pathPolicy, workspaceTools: tools.workspace, externalTools: tools.external });
   }
 
   private async execute(

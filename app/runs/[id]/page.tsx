@@ -3,11 +3,15 @@ import { notFound } from 'next/navigation';
 import { observationsInOrder } from '@/components/run-page/observation-order';
 import { RunView } from '@/components/run-page/run-view';
 import { HEAD_MAX_BYTES, headOfText, type TextHead } from '@/components/run-page/text-head';
+import { toRunSummary } from '@/lib/api';
 import type { RunEvent } from '@/lib/events';
+import { MAX_ROUNDS } from '@/lib/run-request';
 import { foldRun } from '@/lib/run-state';
+import { OFFLINE_MODEL } from '@/server/config';
 import { getRuntime } from '@/server/runtime';
 import { traceLink } from '@/server/telemetry/settings';
 import { parseTraceparent } from '@/server/telemetry/trace-context';
+import { forkRun } from './actions';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -29,13 +33,29 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
  */
 export default async function RunPage({ params }: Params) {
   const { id } = await params;
-  const { store, config } = getRuntime();
+  const { store, config, registry } = getRuntime();
   if (!(await store.getRun(id))) notFound();
   const events = await store.events(id, 0);
   const created = events.find((e) => e.type === 'run_created');
   const traceUrl = traceLink(config.telemetry.traceUrl, parseTraceparent(created?.traceparent)?.traceId ?? null);
-  return <RunView key={id} runId={id} initialEvents={events} head={await openingText(id, events)} traceUrl={traceUrl} />;
+  const [forks, rules] = await Promise.all([store.listRuns({ limit: FORKS_SHOWN, forkedFrom: id }), registry.planRulesInfo()]);
+  const fork = { rules, defaultModel: config.model, offlineModel: OFFLINE_MODEL, maxRoundsLimit: MAX_ROUNDS, forkRun };
+  return (
+    <RunView
+      key={id}
+      runId={id}
+      initialEvents={events}
+      head={await openingText(id, events)}
+      traceUrl={traceUrl}
+      fork={fork}
+      forks={forks.map(toRunSummary)}
+    />
+  );
 }
+
+/** The forks listed on a run's page, newest first. */
+const FORKS_SHOWN = 50;
+
 
 /**
  * The opening lines of the file the observation viewer opens with, so that

@@ -1,0 +1,22 @@
+'use server';
+
+import type { ForkRunOutcome } from '@/lib/api';
+import { isRequestError } from '@/server/http/request-error';
+import { getRuntime } from '@/server/runtime';
+
+/**
+ * Starts a fork from the run page's fork editor: the same request as
+ * `POST /api/runs` with `fork`, judged by the same registry. A refused plan
+ * comes back with its rejections, to be shown in place.
+ */
+export async function forkRun(request: unknown): Promise<ForkRunOutcome> {
+  try {
+    const { id } = await getRuntime().registry.start(request);
+    return { ok: true, id };
+  } catch (error) {
+    if (isRequestError(error)) return { ok: false, error: { code: error.code, message: error.message }, rejections: error.rejections ?? [] };
+    console.error('forkRun failed', error);
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: { code: 'internal', message: `The fork could not be started: ${message}` }, rejections: [] };
+  }
+}
