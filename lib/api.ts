@@ -150,6 +150,9 @@ export type StartRunOutcome = { ok: true; id: string } | { ok: false; error: Err
 /** Starting a fork from the run page: its id, or the refusal with a refused plan's rejections. */
 export type ForkRunOutcome = { ok: true; id: string } | { ok: false; error: ErrorInfo; rejections: Rejection[] };
 
+/** What the run page's approval panel learns of a decision it sent: recorded, or refused (an edit with its rejections). */
+export type ApprovalOutcome = { ok: true } | { ok: false; error: ErrorInfo; rejections: Rejection[] };
+
 /** SSE event names on `GET /api/runs/:id/events`. */
 export const SSE_RUN_EVENT = 'run_event';
 /** Sent once the run is terminal and everything has been sent: the client closes instead of reconnecting. */

@@ -3,10 +3,12 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import type { RunList, RunSummary } from '@/lib/api';
 import { runFilterParams, type RunFilter } from '@/lib/run-filter';
+import { isTerminal } from '@/lib/run-state';
 import { fetchJson } from '../fetch-json';
 
+/** Not ended yet: in flight, or waiting for a person's approval of its plan. */
 export function isLiveRun(run: Pick<RunSummary, 'status'>): boolean {
-  return run.status === 'queued' || run.status === 'running';
+  return !isTerminal(run.status);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { memo, type ReactNode } from 'react';
-import type { Rejection, ReplanReason } from '@/lib/events';
-import type { LlmCallView, RoundView } from '@/lib/run-state';
-import { formatDuration } from '../format';
+import type { ApprovalDecision, Rejection, ReplanReason } from '@/lib/events';
+import type { ApprovalView, LlmCallView, RoundView } from '@/lib/run-state';
+import { formatDuration, formatTimestamp, isoOf } from '../format';
 import { Code } from '../ui/panel';
 import { StatusBadge } from '../ui/status-badge';
 import { GeneralStepDetails } from './general-step-details';
@@ -32,7 +32,9 @@ export const PlanRoundCard = memo(function PlanRoundCard({
   onFork?: (round: RoundView) => void;
 }) {
   const planLevel = round.rejections.filter((r) => r.step === null);
-  const steps = round.proposed ?? (round.accepted ? round.steps.map((s) => s.step) : []);
+  // A plan a person edited before approving it runs instead of the one proposed: the card shows what ran.
+  const edited = round.approval?.decision?.steps !== undefined;
+  const steps = (edited ? null : round.proposed) ?? (round.accepted ? round.steps.map((s) => s.step) : []);
   const verdict = roundVerdict(round, call, runLive);
 
   return (
@@ -136,11 +138,32 @@ export const PlanRoundCard = memo(function PlanRoundCard({
           )
         )}
 
+        {round.approval && <ApprovalLine approval={round.approval} />}
         {round.replanReasons.length > 0 && <ReplanReasons reasons={round.replanReasons} nextRound={nextRound} />}
       </div>
     </article>
   );
 });
+
+const DECIDED: Record<ApprovalDecision, string> = { approve: 'Approved', edit_and_approve: 'Edited and approved', reject: 'Rejected' };
+
+/** A run started with approval: who decided on this round's plan and when, or that it still waits. */
+function ApprovalLine({ approval }: { approval: ApprovalView }) {
+  const { decision } = approval;
+  return (
+    <p data-testid="approval-decision" data-decision={decision?.decision ?? 'pending'} className="text-xs">
+      {decision ? (
+        <>
+          {DECIDED[decision.decision]} by <span className="font-medium">{decision.by}</span> at <time dateTime={isoOf(decision.at)}>{formatTimestamp(decision.at)}</time>
+          {decision.decision === 'edit_and_approve' && ' (the steps above are the edited plan)'}
+          {decision.note && <span className="break-anywhere">: “{decision.note}”</span>}
+        </>
+      ) : (
+        <span className="text-fuchsia-800 dark:text-fuchsia-300">Waiting for approval since <time dateTime={isoOf(approval.requestedAt)}>{formatTimestamp(approval.requestedAt)}</time></span>
+      )}
+    </p>
+  );
+}
 
 function roundVerdict(round: RoundView, call: LlmCallView | null, runLive: boolean) {
   if (round.accepted)

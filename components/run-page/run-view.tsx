@@ -5,12 +5,13 @@ import type { RunImport } from '@/lib/bundle';
 import type { CheckedCitation } from '@/lib/checker';
 import type { RunEvent } from '@/lib/events';
 import { checkPlanPath, SHAPE_ONLY_POLICY } from '@/lib/policy';
-import { isTerminal } from '@/lib/run-state';
+import { isTerminal, pendingApproval } from '@/lib/run-state';
 import { prefersReducedMotion } from '../keyboard/use-shortcuts';
 import { useGiveVerdict } from '../human-verdicts/give-verdict';
 import type { RunSummary } from '@/lib/api';
 import type { RoundView } from '@/lib/run-state';
 import { AnswerPanel, type Judging } from './answer-panel';
+import { ApprovalPanel, type ApprovalSettings } from './approval-panel';
 import { ForkEditor, type ForkSettings } from './fork-editor';
 import { ForkLineage } from './fork-lineage';
 import type { LineRange } from './file-lines';
@@ -44,6 +45,7 @@ export function RunView({
   person,
   fork = null,
   forks = [],
+  approval = null,
 }: {
   runId: string;
   initialEvents: RunEvent[];
@@ -57,6 +59,8 @@ export function RunView({
   fork?: ForkSettings | null;
   /** The runs forked from this one, newest first. */
   forks?: RunSummary[];
+  /** What deciding on a waiting plan needs; null where it cannot be decided from the page. */
+  approval?: ApprovalSettings | null;
 }) {
   const { view, connection, streamError, fold } = useRunEvents(runId, initialEvents);
   const verdict = useGiveVerdict(runId, fold);
@@ -69,6 +73,8 @@ export function RunView({
   }, []);
   const [forkRound, setForkRound] = useState<RoundView | null>(null);
   const live = !isTerminal(view.status);
+  const waiting = pendingApproval(view);
+  const waitingRound = waiting ? (view.rounds.find((r) => r.round === waiting.round) ?? null) : null;
   const observed = useMemo(() => new Set(Object.keys(view.observations)), [view.observations]);
   useRunPageKeys();
 
@@ -110,6 +116,9 @@ export function RunView({
         </p>
       )}
 
+      {approval && waiting && waitingRound && (
+        <ApprovalPanel key={waiting.request} runId={runId} view={view} round={waitingRound} request={waiting.request} settings={approval} />
+      )}
       <PlanRounds
         rounds={view.rounds}
         calls={view.llmCalls}

@@ -178,6 +178,16 @@ export function TaskForm({
       </div>
 
       <div>
+        <label className="flex items-center gap-2 text-xs">
+          <input type="checkbox" name="approval" value="plan" data-testid="approval-checkbox" aria-describedby="approval-hint" />
+          Approve plans before they run
+        </label>
+        <p id="approval-hint" className="mt-0.5 text-[11px] muted">
+          Each plan the Validator accepts waits on the run page for Approve, Edit and approve, or Reject with a note. Plan-execute only.
+        </p>
+      </div>
+
+      <div>
         <span className="label" id="workspace-label">
           Workspace (read-only)
         </span>

@@ -3,9 +3,8 @@ import type { ErrorInfo, RunErrorCode } from '../../lib/codes';
 import type { EventOf, ForkedFrom, PlanProfile, ProposedStep, RunEvent, RunLimits, Strategy } from '../../lib/events';
 import type { ToolSpec } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
-import { rulesOf, type PlanRulesInfo } from '../../lib/plan-judgement';
 import { RunRequest, type ForkRequest } from '../../lib/run-request';
-import { judgeGivenPlan, type PlanRules } from '../../lib/plan-judgement';
+import { judgeGivenPlan, rulesOf, type PlanRulesInfo } from '../../lib/plan-judgement';
 import { emptyRun, foldRun, isTerminal, pendingApproval, type ApprovalDecisionView, type RunState } from '../../lib/run-state';
 import { ApprovalBody } from '../../lib/approval';
 import { runLimits, type Config } from '../config';
@@ -426,7 +425,7 @@ export class RunRegistry {
     const created = events[0]?.type === 'run_created' ? events[0] : null;
     if (!pending || !created || !view.limits) throw notWaiting(`is ${view.status}`);
     checkRequest(id, pending, body);
-    const rules = await this.planRulesOfRun(view.profile, view.limits.maxSteps);
+    const rules = { ...rulesOf(await this.planRulesInfo(), view.profile), planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: view.limits.maxSteps } };
     const decided = decisionOf(body, { request: pending.request, round: pending.round, judge: (plan) => judgeGivenPlan(view.profile, plan, rules) });
     holdHere('run', id);
     if (!(await this.store.claimRun(id, ownerOfRun(row), thisProcess()))) {
@@ -453,12 +452,6 @@ export class RunRegistry {
     );
     await recorder.flushed();
     return decision;
-  }
-
-  /** The rules a plan of a run is judged by in this process, with the run's own step limit. */
-  private async planRulesOfRun(profile: PlanProfile, maxSteps: number): Promise<PlanRules> {
-    const tools = await this.tools();
-    return planRules({ planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps }, pathPolicy: this.config.pathPolicy, workspaceTools: tools.workspace, externalTools: tools.external });
   }
 
   private async execute(

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../lib/codes';
 import { RunResult } from '../../lib/result';
 import { runCli, TSX_ENTRY } from '../support/cli';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama';
@@ -67,5 +68,37 @@ describe('the CLI tells why a run re-planned', () => {
     expect(outcome.stdout).toContain('round 1: replanned_after_failure\n     failed step 1 docs/system-passwd: denied_by_bridge: ');
     expect(outcome.stdout).toContain('round 2: accepted\n');
     expect(outcome.stdout).not.toContain(PASSWORD);
+  });
+});
+
+function approveCli(flags: string[], input?: string) {
+  fake.setScript({ planner: [{ content: plan('README.md') }, { content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] });
+  workspace = copyWorkspace();
+  const env = { OLLAMA_HOST: fake.url, PLANSCOPE_MODEL: 'qwen3:8b', PLANSCOPE_WORKSPACE: workspace, PLANSCOPE_REVIEW: 'false' };
+  return runCli(TSX_ENTRY, ['run', ENDPOINT_TASK, ...flags], { cwd: APP_ROOT, env, ...(input !== undefined && { input }) });
+}
+
+describe('run --approve', () => {
+  it('asks on the terminal: a rejection with a note re-plans, an approval runs the plan', async () => {
+    const { code, stdout } = await approveCli(['--approve'], 'r\nThe endpoint is set in src/config.ts.\na\n');
+    expect(code).toBe(ExitCode.completed);
+    expect(stdout).toContain('approve the plan of round 1?');
+    expect(stdout).toContain('re-plan after round 1: rejected_by_person');
+    expect(stdout).toContain('approve the plan of round 2?');
+    expect(stdout).toContain('src/config.ts read');
+    expect(stdout).not.toContain('README.md read');
+  }, 60_000);
+
+  it('cancels the run when the input ends with a plan still waiting', async () => {
+    const { code, stdout } = await approveCli(['--approve'], '');
+    expect(code).toBe(ExitCode.failed);
+    expect(stdout).toContain('no answer (the input ended)');
+    expect(stdout).toMatch(/cancelled: cancelled/);
+  }, 60_000);
+
+  it('refuses --approve with --json as a usage error, before any run', async () => {
+    const { code, stderr } = await approveCli(['--approve', '--json']);
+    expect(code).toBe(ExitCode.usage);
+    expect(stderr).toContain('--approve asks on the terminal; it cannot be combined with --json');
   });
 });

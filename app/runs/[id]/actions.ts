@@ -1,6 +1,6 @@
 'use server';
 
-import type { ForkRunOutcome } from '@/lib/api';
+import type { ApprovalOutcome, ForkRunOutcome } from '@/lib/api';
 import { isRequestError } from '@/server/http/request-error';
 import { getRuntime } from '@/server/runtime';
 
@@ -18,5 +18,23 @@ export async function forkRun(request: unknown): Promise<ForkRunOutcome> {
     console.error('forkRun failed', error);
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, error: { code: 'internal', message: `The fork could not be started: ${message}` }, rejections: [] };
+  }
+}
+
+/**
+ * A decision on the plan a run waits for, from the run page: the same as
+ * `POST /api/runs/:id/approval`, recorded as made by the token's name or
+ * `local`. A refused edit comes back with its rejections.
+ */
+export async function decideApproval(runId: string, body: unknown): Promise<ApprovalOutcome> {
+  try {
+    const { registry, config } = getRuntime();
+    await registry.decide(runId, body, config.person);
+    return { ok: true };
+  } catch (error) {
+    if (isRequestError(error)) return { ok: false, error: { code: error.code, message: error.message }, rejections: error.rejections ?? [] };
+    console.error('decideApproval failed', error);
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: { code: 'internal', message: `The decision could not be recorded: ${message}` }, rejections: [] };
   }
 }

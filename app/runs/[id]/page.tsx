@@ -11,7 +11,7 @@ import { OFFLINE_MODEL } from '@/server/config';
 import { getRuntime } from '@/server/runtime';
 import { traceLink } from '@/server/telemetry/settings';
 import { parseTraceparent } from '@/server/telemetry/trace-context';
-import { forkRun } from './actions';
+import { decideApproval, forkRun } from './actions';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -53,6 +53,7 @@ export default async function RunPage({ params }: Params) {
       imported={imported}
       fork={fork}
       forks={forks.map(toRunSummary)}
+      approval={{ rules, decide: decideApproval }}
     />
   );
 }
