@@ -178,6 +178,7 @@ function reduce(s: RunState, e: RunEvent): RunState {
             ...(e.options && { options: e.options }),
             ...(e.promptTokensEstimate !== undefined && { promptTokensEstimate: e.promptTokensEstimate }),
             ...(e.evidenceShrunk && { evidenceShrunk: e.evidenceShrunk }),
+            ...(e.modelLoading !== undefined && { modelLoading: e.modelLoading }),
             responseArtifact: null,
             thinkingArtifact: null,
             error: null,

@@ -47,6 +47,9 @@ async function callOnce(
   const fit = model.baseline ? null : fitPrompt(request.input, options);
   // Rendered once: the prompt recorded is the prompt sent.
   const { prompt, input } = fit?.ok ? fit.fitted : { prompt: renderPrompt(request.input), input: request.input };
+  // A model not in memory loads first, which can take far longer than the answer: its call gets the load timeout.
+  const loading = (await model.isLoaded?.()) === false;
+  const timeoutMs = loading ? Math.max(ctx.limits.callTimeoutMs, model.loadTimeoutMs ?? 0) : ctx.limits.callTimeoutMs;
   recorder.emit({
     type: 'llm_call_started',
     call,
@@ -59,6 +62,7 @@ async function callOnce(
     options,
     ...(fit && { promptTokensEstimate: fit.ok ? fit.fitted.estimatedTokens : fit.estimatedTokens }),
     ...(fit?.ok && fit.fitted.shrunk && { evidenceShrunk: fit.fitted.shrunk }),
+    ...(loading && { modelLoading: true }),
   });
 
   const started = performance.now();
@@ -97,17 +101,20 @@ async function callOnce(
         options,
         onContent: request.onContent,
         signal: ctx.signal,
-        timeoutMs: ctx.limits.callTimeoutMs,
+        timeoutMs,
       }),
     );
     const truncated = !model.baseline && evidentlyCut(reply.promptTokens, options.numCtx);
     finish(reply, null, truncated);
     return { call, reply, truncated, input };
   } catch (thrown) {
-    const error =
+    const relabelled =
       thrown instanceof ModelCallError
         ? relabelAbort(ctx, thrown)
         : new ModelCallError('model_error', `The model call failed: ${(thrown as Error).message}`);
+    const error = loading && relabelled.code === 'timeout' && !ctx.signal.aborted
+      ? new ModelCallError('timeout', `${relabelled.message} The model was not loaded when the call began (it loads first): raise PLANSCOPE_LOAD_TIMEOUT_MS for a slow load.`, relabelled.partial)
+      : relabelled;
     finish(error.partial, error);
     throw error;
   }

@@ -127,3 +127,29 @@ describe('keep_alive on the calls of a run', () => {
     expect(() => loadConfig({ PLANSCOPE_KEEP_ALIVE: '10 minutes' }, APP_ROOT)).toThrow(/PLANSCOPE_KEEP_ALIVE: a duration such as 30m/);
   });
 });
+
+describe('a model that is not loaded when a call starts (/api/ps)', () => {
+  it('gets the load timeout instead of the call timeout, and the call says it was loading, with load_duration', async () => {
+    h = await startHarness(
+      { loadMs: 1500, planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] },
+      { PLANSCOPE_CALL_TIMEOUT_MS: '1000', PLANSCOPE_LOAD_TIMEOUT_MS: '60000' },
+    );
+    const { result } = await h.run(ENDPOINT_TASK);
+
+    expect(result.status).toBe('completed');
+    const [first, ...rest] = result.llmCalls;
+    expect(first).toMatchObject({ label: 'planner', modelLoading: true, loadDurationNs: 1_500_000_000 });
+    expect(rest.map((c) => c.modelLoading)).toEqual(rest.map(() => undefined));
+  });
+
+  it('times out on the load timeout when loading takes longer still', async () => {
+    h = await startHarness({ loadMs: 5000 }, { PLANSCOPE_CALL_TIMEOUT_MS: '200', PLANSCOPE_LOAD_TIMEOUT_MS: '800' });
+    const { result } = await h.run(ENDPOINT_TASK);
+
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('timeout');
+    expect(result.error?.message).toContain('0.8 s');
+    expect(result.error?.message).toContain('PLANSCOPE_LOAD_TIMEOUT_MS');
+    expect(result.llmCalls[0]).toMatchObject({ modelLoading: true, status: 'failed' });
+  });
+});
