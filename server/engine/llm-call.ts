@@ -42,14 +42,15 @@ async function callOnce(
   options: CallOptions,
 ): Promise<{ call: string; reply: ModelReply; truncated: boolean; input: FittedPrompt['input'] }> {
   const { model, recorder } = ctx;
+  // A model not in memory loads first, which can take far longer than the answer: its call gets the load timeout.
+  // Asked before the call is numbered: numbering and recording its start stay one synchronous step, so calls made at once get distinct numbers.
+  const loading = (await model.isLoaded?.()) === false;
+  const timeoutMs = loading ? Math.max(ctx.limits.callTimeoutMs, model.loadTimeoutMs ?? 0) : ctx.limits.callTimeoutMs;
   const call = `${request.label}#${recorder.view.llmCalls.length + 1}`;
   // The offline baseline has no context window: it answers from the whole input.
   const fit = model.baseline ? null : fitPrompt(request.input, options);
   // Rendered once: the prompt recorded is the prompt sent.
   const { prompt, input } = fit?.ok ? fit.fitted : { prompt: renderPrompt(request.input), input: request.input };
-  // A model not in memory loads first, which can take far longer than the answer: its call gets the load timeout.
-  const loading = (await model.isLoaded?.()) === false;
-  const timeoutMs = loading ? Math.max(ctx.limits.callTimeoutMs, model.loadTimeoutMs ?? 0) : ctx.limits.callTimeoutMs;
   recorder.emit({
     type: 'llm_call_started',
     call,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config';
-import { APP_ROOT, endpointAnswer, ENDPOINT_TASK, plan, startHarness, type Harness } from '../support/harness';
+import { APP_ROOT, endpointAnswer, ENDPOINT_TASK, generalPlan, plan, readStep, reasonStep, startHarness, type Harness } from '../support/harness';
 
 /** What real models and servers do that a well-behaved fake would not, reproduced on the wire, and what a run makes of it. */
 
@@ -151,5 +151,21 @@ describe('a model that is not loaded when a call starts (/api/ps)', () => {
     expect(result.error?.message).toContain('0.8 s');
     expect(result.error?.message).toContain('PLANSCOPE_LOAD_TIMEOUT_MS');
     expect(result.llmCalls[0]).toMatchObject({ modelLoading: true, status: 'failed' });
+  });
+});
+
+describe('calls made at once while the model is asked whether it is loaded', () => {
+  it('still get distinct numbers: two reasoning steps on the same read', async () => {
+    const done = { content: JSON.stringify({ status: 'done', result: 'From OLLAMA_HOST.', reason: '' }) };
+    h = await startHarness({
+      planner: [generalPlan(readStep(1, 'src/config.ts'), reasonStep(2, [1]), reasonStep(3, [1]))],
+      executor: [done],
+      synthesizer: [{ content: endpointAnswer() }],
+    });
+    const { result } = await h.run(ENDPOINT_TASK, { profile: 'general' });
+
+    const calls = result.llmCalls.map((c) => c.call);
+    expect(calls.filter((c) => c.startsWith('executor#'))).toHaveLength(2);
+    expect(new Set(calls).size).toBe(calls.length);
   });
 });
