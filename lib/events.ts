@@ -245,6 +245,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     promptTokensEstimate: z.int().optional(),
     /** The evidence was cut down to fit the context: its budget in characters, before and after. */
     evidenceShrunk: z.object({ fromChars: z.int(), toChars: z.int() }).optional(),
+    /** The model was not in memory (`/api/ps`) when the call started: it loads first, under the longer load timeout. */
+    modelLoading: z.boolean().optional(),
   }),
   event('llm_call_finished', {
     call: z.string(),

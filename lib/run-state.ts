@@ -230,6 +230,7 @@ function reduce(s: RunState, e: RunEvent): RunState {
             ...(e.inputArtifact !== undefined && { inputArtifact: e.inputArtifact }),
             ...(e.promptTokensEstimate !== undefined && { promptTokensEstimate: e.promptTokensEstimate }),
             ...(e.evidenceShrunk && { evidenceShrunk: e.evidenceShrunk }),
+            ...(e.modelLoading !== undefined && { modelLoading: e.modelLoading }),
             responseArtifact: null,
             thinkingArtifact: null,
             error: null,

@@ -50,6 +50,8 @@ const Env = z.object({
   PLANSCOPE_TOOL_BUDGET: z.coerce.number().int().min(1).max(1000).optional(),
   PLANSCOPE_RUN_TIMEOUT_MS: int(1000, 24 * 3600 * 1000, 15 * 60 * 1000),
   PLANSCOPE_CALL_TIMEOUT_MS: int(100, 3600 * 1000, 5 * 60 * 1000),
+  /** The timeout of a call made while its model is not loaded (`/api/ps`): loading can take minutes. */
+  PLANSCOPE_LOAD_TIMEOUT_MS: int(100, 3600 * 1000, 10 * 60 * 1000),
   PLANSCOPE_MAX_FILE_BYTES: int(1, 64 * 1024 * 1024, 256 * 1024),
   PLANSCOPE_MAX_LIST_ENTRIES: int(1, 100_000, 2000),
   PLANSCOPE_STEP_CONCURRENCY: int(1, 32, 4),
@@ -105,6 +107,8 @@ export interface Config {
   model: string;
   /** Ollama `keep_alive` for a run's calls: a duration string, or seconds. */
   keepAlive: string | number;
+  /** The timeout of a call made while its model is not loaded; the per-call timeout when longer. */
+  loadTimeoutMs: number;
   workspace: string;
   /**
    * The allow-list of workspaces (`PLANSCOPE_WORKSPACE_ROOTS`), as real
@@ -219,6 +223,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ollamaHost: normalizeOllamaHost(e.OLLAMA_HOST),
     model: e.PLANSCOPE_MODEL,
     keepAlive: e.PLANSCOPE_KEEP_ALIVE,
+    loadTimeoutMs: e.PLANSCOPE_LOAD_TIMEOUT_MS,
     workspace: path.resolve(appRoot, e.PLANSCOPE_WORKSPACE ?? 'sample-workspace'),
     workspaceRoots: e.PLANSCOPE_WORKSPACE_ROOTS === undefined ? null : parseWorkspaceRoots(e.PLANSCOPE_WORKSPACE_ROOTS, appRoot),
     dataDir: path.resolve(appRoot, e.PLANSCOPE_DATA_DIR),

@@ -122,9 +122,11 @@ export const LlmCallTable = memo(function LlmCallTable({ calls, onOpenCall }: { 
 });
 
 export function CallStatus({ call }: { call: LlmCallView }) {
-  if (call.finishedAt === null) return <span className="text-sky-700 dark:text-sky-300">running…</span>;
-  if (call.error) return <Code>{call.error.code}</Code>;
-  return <span className="text-emerald-700 dark:text-emerald-400">ok</span>;
+  // A model that is not in memory loads first: tens of seconds that must not look like a hang.
+  if (call.finishedAt === null) return <span className="text-sky-700 dark:text-sky-300">{call.modelLoading ? 'loading model…' : 'running…'}</span>;
+  const loaded = call.modelLoading && call.loadDurationNs !== null ? <span className="muted"> · model loaded in {formatDuration(call.loadDurationNs / 1e6)}</span> : null;
+  if (call.error) return <><Code>{call.error.code}</Code>{loaded}</>;
+  return <><span className="text-emerald-700 dark:text-emerald-400">ok</span>{loaded}</>;
 }
 
 function SpreadText({ label, spread, format }: { label: string; spread: Spread | null; format: (n: number) => string }) {

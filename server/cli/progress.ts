@@ -102,6 +102,7 @@ export function callLine(c: LlmCallEntry): string {
     `prompt=${c.promptArtifact}`,
     ...(c.responseArtifact === null ? [] : [`response=${c.responseArtifact}`]),
     ...(c.thinkingArtifact === null ? [] : [`thinking_text=${c.thinkingArtifact}`]),
+    ...(c.modelLoading ? [`model_loading=true load=${c.loadDurationNs === null ? '-' : `${(c.loadDurationNs / 1e9).toFixed(2)}s`}`] : []),
     ...(c.evidenceShrunk ? [`evidence_shrunk=${c.evidenceShrunk.fromChars}->${c.evidenceShrunk.toChars} chars`] : []),
     ...(c.truncated ? ['truncated=true'] : []),
     ...(c.thinkBlockMoved ? ['think_block_moved=true'] : []),

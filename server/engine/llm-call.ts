@@ -43,6 +43,10 @@ async function callOnce(
   options: CallOptions,
 ): Promise<{ call: string; reply: ModelReply; truncated: boolean; input: FittedPrompt['input'] }> {
   const { model, recorder } = ctx;
+  // A model not in memory loads first, which can take far longer than the answer: its call gets the load timeout.
+  // Asked before the call is numbered: numbering and recording its start stay one synchronous step, so calls made at once get distinct numbers.
+  const loading = (await model.isLoaded?.()) === false;
+  const timeoutMs = loading ? Math.max(ctx.limits.callTimeoutMs, model.loadTimeoutMs ?? 0) : ctx.limits.callTimeoutMs;
   const call = `${request.label}#${recorder.view.llmCalls.length + 1}`;
   // The offline baseline has no context window: it answers from the whole input.
   const fit = model.baseline ? null : fitPrompt(request.input, options);
@@ -62,6 +66,7 @@ async function callOnce(
     ...(model.baseline && { inputArtifact: recorder.artifact(`${call}.input.json`, JSON.stringify(request.input), 'application/json') }),
     ...(fit && { promptTokensEstimate: fit.ok ? fit.fitted.estimatedTokens : fit.estimatedTokens }),
     ...(fit?.ok && fit.fitted.shrunk && { evidenceShrunk: fit.fitted.shrunk }),
+    ...(loading && { modelLoading: true }),
   });
 
   const started = performance.now();
@@ -100,14 +105,17 @@ async function callOnce(
         options,
         onContent: request.onContent,
         signal: ctx.signal,
-        timeoutMs: ctx.limits.callTimeoutMs,
+        timeoutMs,
       }),
     );
     const truncated = !model.baseline && evidentlyCut(reply.promptTokens, options.numCtx);
     finish(reply, null, truncated);
     return { call, reply, truncated, input };
   } catch (thrown) {
-    const error = relabelAbort(ctx, thrown as ModelCallError);
+    const relabelled = relabelAbort(ctx, thrown as ModelCallError);
+    const error = loading && relabelled.code === 'timeout' && !ctx.signal.aborted
+      ? new ModelCallError('timeout', `${relabelled.message} The model was not loaded when the call began (it loads first): raise PLANSCOPE_LOAD_TIMEOUT_MS for a slow load.`, relabelled.partial)
+      : relabelled;
     finish(error.partial, error);
     throw error;
   }

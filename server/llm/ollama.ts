@@ -12,7 +12,12 @@ export interface OllamaModelOptions {
   seed?: number;
   /** Ollama `keep_alive`: a duration string (`30m`) or seconds. */
   keepAlive?: string | number;
+  /** The timeout of a call made while the model is not in memory (`/api/ps`). */
+  loadTimeoutMs?: number;
 }
+
+/** `/api/ps` is answered from memory: a server that takes longer is too busy to say. */
+const PS_TIMEOUT_MS = 2000;
 
 /** A Model backed by a live Ollama server, one streamed /api/chat per call. */
 export function createOllamaModel(opts: OllamaModelOptions): Model {
@@ -21,7 +26,22 @@ export function createOllamaModel(opts: OllamaModelOptions): Model {
     baseline: false,
     host: maskHost(opts.host),
     complete: (request) => streamChat(opts, request),
+    isLoaded: () => isLoaded(opts),
+    ...(opts.loadTimeoutMs !== undefined && { loadTimeoutMs: opts.loadTimeoutMs }),
   };
+}
+
+async function isLoaded(opts: OllamaModelOptions): Promise<boolean | null> {
+  const scope = openCallScope(PS_TIMEOUT_MS);
+  try {
+    const running = await new Ollama({ host: opts.host, fetch: scope.fetch }).ps();
+    const name = (n: string) => (n.includes(':') ? n : `${n}:latest`);
+    return running.models.some((m) => name(m.name) === name(opts.model) || name(m.model) === name(opts.model));
+  } catch {
+    return null;
+  } finally {
+    scope.dispose();
+  }
 }
 
 /** What ollama-js throws when a stream ends without a `done:true` line. */

@@ -6,5 +6,5 @@ import type { Model } from './types';
 /** `offline` selects the built-in baseline; any other name is an Ollama model. */
 export function resolveModel(name: string, config: Pick<Config, 'ollamaHost' | 'keepAlive'>): Model {
   if (name === OFFLINE_MODEL) return createOfflineModel();
-  return createOllamaModel({ host: config.ollamaHost, model: name, keepAlive: config.keepAlive });
+  return createOllamaModel({ host: config.ollamaHost, model: name, keepAlive: config.keepAlive, loadTimeoutMs: config.loadTimeoutMs });
 }

@@ -70,6 +70,10 @@ export interface Model {
   readonly host: string | null;
   /** The most context the model takes (`/api/show`), when known: no call asks for more. */
   readonly contextLength?: number | null;
+  /** Whether the server has the model in memory now (`/api/ps`); null when it cannot say. Absent for the baseline. */
+  isLoaded?(): Promise<boolean | null>;
+  /** A call on a model not in memory waits this long at least: loading a model can take far longer than answering. */
+  readonly loadTimeoutMs?: number;
   /** Throws ModelCallError for every failure it can name. */
   complete(request: ModelRequest): Promise<ModelReply>;
 }

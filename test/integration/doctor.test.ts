@@ -173,6 +173,14 @@ describe('npm run planscope -- doctor', () => {
     expect(report.checks.find((c) => c.id === 'model_pulled')?.fix).toContain('ollama pull nope:1b');
   });
 
+  it('run refuses, before it starts, a server too old for the run, naming the minimum version (exit 2)', async () => {
+    const ollama = await fake({ version: '0.4.2' });
+    const outcome = await runCli(TSX_ENTRY, ['run', 'How is the model endpoint configured?'], { cwd: APP_ROOT, env: env(ollama.url) });
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toMatch(/^planscope: Ollama 0\.4\.2 is too old: planscope needs at least 0\.5\.0/);
+    expect(ollama.requests.filter((r) => r.path === '/api/chat')).toEqual([]);
+  });
+
   it('refuses run flags with exit 2', async () => {
     const outcome = await runCli(TSX_ENTRY, ['doctor', '--model', 'x'], { cwd: APP_ROOT, env: { PLANSCOPE_MODEL: 'offline' } });
     expect(outcome.code).toBe(2);

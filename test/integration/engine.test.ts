@@ -170,7 +170,8 @@ describe('the plan-and-execute loop through a fake Ollama server', () => {
   });
 
   it('ends a hung call with timeout', async () => {
-    h = await startHarness({ planner: [{ hang: true }] }, { PLANSCOPE_CALL_TIMEOUT_MS: '300' });
+    // The run's first call finds the model not loaded: it is bounded by the load timeout.
+    h = await startHarness({ planner: [{ hang: true }] }, { PLANSCOPE_CALL_TIMEOUT_MS: '300', PLANSCOPE_LOAD_TIMEOUT_MS: '300' });
     const { result, view } = await h.run(TASK);
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('timeout');

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config';
-import { APP_ROOT, endpointAnswer, ENDPOINT_TASK, plan, startHarness, type Harness } from '../support/harness';
+import { APP_ROOT, endpointAnswer, ENDPOINT_TASK, generalPlan, plan, readStep, reasonStep, startHarness, type Harness } from '../support/harness';
 
 /** What real models and servers do that a well-behaved fake would not, reproduced on the wire, and what a run makes of it. */
 
@@ -125,5 +125,47 @@ describe('keep_alive on the calls of a run', () => {
 
   it('refuses a value Ollama would not take, at start-up', () => {
     expect(() => loadConfig({ PLANSCOPE_KEEP_ALIVE: '10 minutes' }, APP_ROOT)).toThrow(/PLANSCOPE_KEEP_ALIVE: a duration such as 30m/);
+  });
+});
+
+describe('a model that is not loaded when a call starts (/api/ps)', () => {
+  it('gets the load timeout instead of the call timeout, and the call says it was loading, with load_duration', async () => {
+    h = await startHarness(
+      { loadMs: 1500, planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] },
+      { PLANSCOPE_CALL_TIMEOUT_MS: '1000', PLANSCOPE_LOAD_TIMEOUT_MS: '60000' },
+    );
+    const { result } = await h.run(ENDPOINT_TASK);
+
+    expect(result.status).toBe('completed');
+    const [first, ...rest] = result.llmCalls;
+    expect(first).toMatchObject({ label: 'planner', modelLoading: true, loadDurationNs: 1_500_000_000 });
+    expect(rest.map((c) => c.modelLoading)).toEqual(rest.map(() => undefined));
+  });
+
+  it('times out on the load timeout when loading takes longer still', async () => {
+    h = await startHarness({ loadMs: 5000 }, { PLANSCOPE_CALL_TIMEOUT_MS: '200', PLANSCOPE_LOAD_TIMEOUT_MS: '800' });
+    const { result } = await h.run(ENDPOINT_TASK);
+
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('timeout');
+    expect(result.error?.message).toContain('0.8 s');
+    expect(result.error?.message).toContain('PLANSCOPE_LOAD_TIMEOUT_MS');
+    expect(result.llmCalls[0]).toMatchObject({ modelLoading: true, status: 'failed' });
+  });
+});
+
+describe('calls made at once while the model is asked whether it is loaded', () => {
+  it('still get distinct numbers: two reasoning steps on the same read', async () => {
+    const done = { content: JSON.stringify({ status: 'done', result: 'From OLLAMA_HOST.', reason: '' }) };
+    h = await startHarness({
+      planner: [generalPlan(readStep(1, 'src/config.ts'), reasonStep(2, [1]), reasonStep(3, [1]))],
+      executor: [done],
+      synthesizer: [{ content: endpointAnswer() }],
+    });
+    const { result } = await h.run(ENDPOINT_TASK, { profile: 'general' });
+
+    const calls = result.llmCalls.map((c) => c.call);
+    expect(calls.filter((c) => c.startsWith('executor#'))).toHaveLength(2);
+    expect(new Set(calls).size).toBe(calls.length);
   });
 });

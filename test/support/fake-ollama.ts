@@ -64,6 +64,11 @@ export type FakeScript = {
    * dropped, and `prompt_eval_count` is `num_ctx`.
    */
   charsPerToken?: number;
+  /**
+   * The first chat on a model that is not loaded (not in `/api/ps`) waits
+   * this long before its first byte, and reports it as `load_duration`.
+   */
+  loadMs?: number;
   planner?: FakeReply[];
   synthesizer?: FakeReply[];
   reviewer?: FakeReply[];
@@ -93,7 +98,7 @@ export interface FakeOllama {
 export const DEFAULT_MODELS = ['qwen3:8b', 'llama3.2:latest'];
 const DEFAULT_CHUNKS = 3;
 const FAKE_VERSION = '0.12.10';
-const SCRIPT_KEYS = ['models', 'version', 'modelInfo', 'charsPerToken'];
+const SCRIPT_KEYS = ['models', 'version', 'modelInfo', 'charsPerToken', 'loadMs'];
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
@@ -157,6 +162,7 @@ export function parseFakeScript(value: unknown): FakeScript {
   }
   const { models, version, modelInfo, charsPerToken } = value;
   if (charsPerToken !== undefined && !(typeof charsPerToken === 'number' && charsPerToken > 0)) throw new Error('"charsPerToken" must be a positive number');
+  if (value['loadMs'] !== undefined && !(typeof value['loadMs'] === 'number' && value['loadMs'] >= 0)) throw new Error('"loadMs" must be a number of milliseconds');
   if (models !== undefined && !(Array.isArray(models) && models.every((m) => typeof m === 'string'))) {
     throw new Error('"models" must be an array of strings');
   }
@@ -181,6 +187,7 @@ class FakeState {
   private info: Record<string, FakeModelInfo> = {};
   version: string | null = FAKE_VERSION;
   charsPerToken = 4;
+  loadMs = 0;
   private queues = emptyQueues();
   /** What /api/ps reports: models a chat has touched, with the context they were loaded with. */
   readonly loaded = new Map<string, { numCtx: number }>();
@@ -193,6 +200,7 @@ class FakeState {
     this.models = new Set((script.models ?? DEFAULT_MODELS).map(withTag));
     this.version = script.version === undefined ? FAKE_VERSION : script.version;
     this.charsPerToken = script.charsPerToken ?? 4;
+    this.loadMs = script.loadMs ?? 0;
     this.info = Object.fromEntries(Object.entries(script.modelInfo ?? {}).map(([name, info]) => [withTag(name), info]));
     // Copies: taking replies must not eat the caller's script.
     this.queues = emptyQueues();
@@ -315,6 +323,8 @@ interface ChatBody {
   numCtx: number;
   /** What the prompt takes, cut to `num_ctx` as Ollama truncates a longer one. */
   promptTokens: number;
+  /** Time spent loading the model for this request. */
+  loadNs: number;
 }
 
 async function chat(body: unknown, res: ServerResponse, state: FakeState) {
@@ -336,9 +346,16 @@ async function chat(body: unknown, res: ServerResponse, state: FakeState) {
     messages: body['messages'],
     numCtx: typeof options['num_ctx'] === 'number' ? options['num_ctx'] : 4096,
     promptTokens: 0,
+    loadNs: 1_334_875,
   };
   request.promptTokens = Math.min(request.numCtx, Math.ceil(promptChars(request.messages) / state.charsPerToken));
+  const gone = goneSignal(res);
+  const cold = !state.loaded.has(withTag(model));
   state.loaded.set(withTag(model), { numCtx: request.numCtx });
+  if (cold && state.loadMs > 0) {
+    await sleep(state.loadMs, undefined, { signal: gone });
+    request.loadNs = state.loadMs * 1_000_000;
+  }
 
   // `messages: []` only loads the model.
   if (Array.isArray(request.messages) && request.messages.length === 0) {
@@ -347,7 +364,6 @@ async function chat(body: unknown, res: ServerResponse, state: FakeState) {
 
   const reply = state.take(roleOf(request.format)) ?? { content: defaultContent(request.format) };
   const received = performance.now();
-  const gone = goneSignal(res);
   if (reply.delayMs) await sleep(reply.delayMs, undefined, { signal: gone });
   if (reply.hang) return; // the socket is destroyed when the client aborts or the fake closes
   if (reply.status !== undefined || reply.error !== undefined) {
@@ -440,7 +456,7 @@ function chunk(model: string, content: string, thinking: string | undefined) {
 function finalChunk(reply: FakeReply, request: ChatBody) {
   const promptTokens = reply.promptTokens ?? request.promptTokens;
   const evalTokens = reply.evalTokens ?? estimateTokens((reply.thinking ?? '') + (reply.content ?? ''));
-  const loadNs = 1_334_875;
+  const loadNs = request.loadNs;
   const promptEvalNs = promptTokens * 350_000;
   const evalNs = evalTokens * 16_000_000;
   return omitZeroMetrics({

@@ -63,7 +63,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'planner-timeout',
     script: { planner: [{ hang: true }] },
-    env: { PLANSCOPE_CALL_TIMEOUT_MS: '300' },
+    env: { PLANSCOPE_CALL_TIMEOUT_MS: '300', PLANSCOPE_LOAD_TIMEOUT_MS: '300' },
   },
   {
     name: 'offline-baseline',
