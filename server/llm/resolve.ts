@@ -4,7 +4,7 @@ import { createOllamaModel } from './ollama';
 import type { Model } from './types';
 
 /** `offline` selects the built-in baseline; any other name is an Ollama model. */
-export function resolveModel(name: string, config: Pick<Config, 'ollamaHost' | 'keepAlive'>): Model {
+export function resolveModel(name: string, config: Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeoutMs'>): Model {
   if (name === OFFLINE_MODEL) return createOfflineModel();
   return createOllamaModel({ host: config.ollamaHost, model: name, keepAlive: config.keepAlive, loadTimeoutMs: config.loadTimeoutMs });
 }
