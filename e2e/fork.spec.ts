@@ -1,6 +1,15 @@
+import type { Page } from '@playwright/test';
 import { axeFindings } from './axe';
 import { GOOD, TASK } from './content';
 import { expect, keepScreenshot, plan, runDetail, runIdOf, scriptFake, settled, startRun, test } from './fixtures';
+
+/** axe on the page as it stands, dark and then light (the theme the test goes on in). */
+async function expectAccessibleInBothThemes(page: Page, what: string): Promise<void> {
+  for (const colorScheme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme });
+    expect(await axeFindings(page), `axe on ${what}, ${colorScheme}`).toEqual([]);
+  }
+}
 
 const ANSWER = { content: JSON.stringify({ claims: [GOOD] }) };
 const REVIEW = { content: JSON.stringify({ reviews: [{ claim: 1, verdict: 'supported', reason: 'Line 18 sets it.' }] }) };
@@ -29,7 +38,7 @@ test('fork from a round card with one step edited, watch the fork run, and see i
   await expect(editor.getByTestId('fork-verdict')).toHaveAttribute('data-verdict', 'accepted');
   await editor.getByTestId('fork-json-mode').click();
   await expect(editor.getByTestId('fork-plan-json')).toHaveValue(/"path": "src\/config.ts"/);
-  expect(await axeFindings(page), 'axe on the fork editor').toEqual([]);
+  await expectAccessibleInBothThemes(page, 'the fork editor');
   await editor.getByTestId('fork-start').click();
 
   await page.waitForURL((url) => url.pathname.startsWith('/runs/') && !url.pathname.endsWith(parent));
@@ -50,8 +59,10 @@ test('fork from a round card with one step edited, watch the fork run, and see i
   await expect(page.getByTestId('compare-b-plans').locator('[data-round="2"]').getByTestId('divergence')).toBeVisible();
   await expect(page.getByTestId('compare-b-plans').locator('[data-round="1"]')).toContainText('carried into this fork');
   await keepScreenshot(page, 'fork-compare');
-  expect(await axeFindings(page), 'axe on the comparison').toEqual([]);
+  await expectAccessibleInBothThemes(page, 'the comparison');
 
   await page.goto(`/runs/${parent}`);
   await expect(page.getByTestId('fork-list')).toContainText(fork);
+  const listed = (await (await request.get(`/api/runs?forkedFrom=${parent}`)).json()) as { runs: { id: string; forkedFromRun: string; forkedFromRound: number }[] };
+  expect(listed.runs.map((r) => [r.id, r.forkedFromRun, r.forkedFromRound])).toEqual([[fork, parent, 2]]);
 });
