@@ -19,6 +19,11 @@ test('a run started with approval waits; an edited plan, refused live until the 
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'awaiting_approval');
   await expect(panel.getByTestId('approval-steps')).toContainText('README.md');
   await expect(page.getByTestId('plan-round-1').getByTestId('approval-decision')).toHaveAttribute('data-decision', 'pending');
+  // The runs list shows it waiting.
+  await page.goto('/runs');
+  await expect(page.locator(`[data-run-id="${id}"] [data-status]`)).toHaveAttribute('data-status', 'awaiting_approval');
+  await expect(page.locator(`[data-run-id="${id}"]`)).toContainText('awaiting approval');
+  await page.goto(`/runs/${id}`);
 
   await panel.getByTestId('approval-edit').click();
   const path = panel.getByLabel('Step 1 path');

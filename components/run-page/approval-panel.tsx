@@ -9,7 +9,7 @@ import { planOfRound } from '@/lib/fork-point';
 import type { PlanRulesInfo } from '@/lib/plan-judgement';
 import type { RoundView, RunState } from '@/lib/run-state';
 import { Code } from '../ui/panel';
-import { PlanEditor, RejectionItem, useJudgedPlan } from './plan-editor';
+import { PlanEditor, RejectionItem, TOGGLE, useJudgedPlan } from './plan-editor';
 
 /** What the run page gives the approval panel: the rules an edited plan is judged by, and the action that records a decision. */
 export interface ApprovalSettings {
@@ -80,10 +80,10 @@ export function ApprovalPanel({
         <button type="button" className="btn btn-primary" disabled={pending} onClick={() => send({ request, decision: 'approve' })} data-testid="approval-approve">
           Approve
         </button>
-        <button type="button" className="btn" aria-pressed={mode === 'edit'} onClick={() => setMode(mode === 'edit' ? 'view' : 'edit')} data-testid="approval-edit">
+        <button type="button" className={TOGGLE} aria-pressed={mode === 'edit'} onClick={() => setMode(mode === 'edit' ? 'view' : 'edit')} data-testid="approval-edit">
           Edit and approve
         </button>
-        <button type="button" className="btn" aria-pressed={mode === 'reject'} onClick={() => setMode(mode === 'reject' ? 'view' : 'reject')} data-testid="approval-reject">
+        <button type="button" className={TOGGLE} aria-pressed={mode === 'reject'} onClick={() => setMode(mode === 'reject' ? 'view' : 'reject')} data-testid="approval-reject">
           Reject
         </button>
       </div>

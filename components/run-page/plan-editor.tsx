@@ -24,6 +24,9 @@ export function useJudgedPlan(text: string, profile: PlanProfile, rules: PlanRul
   }, [text, profile, rules]);
 }
 
+/** A toggle button that shows when it is on. */
+export const TOGGLE = 'btn aria-pressed:bg-zinc-200 aria-pressed:font-semibold dark:aria-pressed:bg-zinc-700';
+
 /**
  * A plan's editor, shared by "Fork from here" and "Edit and approve": a row
  * per step in the profile's fields, or the JSON, both writing the same
@@ -55,10 +58,10 @@ export function PlanEditor({
       <div className="flex items-center gap-2">
         <Verdict parsed={parsed} rejections={rejections} prefix={prefix} />
         <div className="ml-auto flex gap-1" role="group" aria-label="Edit the plan as">
-          <button type="button" className="btn aria-pressed:bg-zinc-200 aria-pressed:font-semibold dark:aria-pressed:bg-zinc-700" aria-pressed={mode === 'rows'} onClick={() => setMode('rows')}>
+          <button type="button" className={TOGGLE} aria-pressed={mode === 'rows'} onClick={() => setMode('rows')}>
             Steps
           </button>
-          <button type="button" className="btn aria-pressed:bg-zinc-200 aria-pressed:font-semibold dark:aria-pressed:bg-zinc-700" aria-pressed={mode === 'json'} onClick={() => setMode('json')} data-testid={`${prefix}-json-mode`}>
+          <button type="button" className={TOGGLE} aria-pressed={mode === 'json'} onClick={() => setMode('json')} data-testid={`${prefix}-json-mode`}>
             JSON
           </button>
         </div>

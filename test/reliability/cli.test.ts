@@ -121,7 +121,7 @@ describe('the CLI checks its flags with the run request schema, before anything 
     expect(outcome.stdout).toBe('');
     expect(outcome.stderr).toMatch(new RegExp(`^planscope: ${flag}: `));
     expect(outcome.stderr).toContain(
-      'usage: npm run planscope -- run "<task>" [--workspace DIR] [--model NAME] [--strategy plan-execute|react] [--profile file|general] [--max-rounds N] [--json]',
+      'usage: npm run planscope -- run "<task>" [--workspace DIR] [--model NAME] [--strategy plan-execute|react] [--profile file|general] [--max-rounds N] [--approve] [--json]',
     );
   });
 });
