@@ -66,3 +66,33 @@ test('refuses a replay with invalid options, storing nothing', async ({ request 
   expect(unknown.status()).toBe(404);
   expect(((await (await request.get(url)).json()) as { replays: unknown[] }).replays).toEqual([]);
 });
+
+test('continues a planner replay whose plan the Validator accepts as a fork from the call\'s round, with that plan', async ({ page, request }) => {
+  await scriptFake(request, {
+    planner: [{ content: plan('src/config.ts') }],
+    synthesizer: [{ content: JSON.stringify({ claims: [GOOD] }) }],
+    reviewer: [{ content: JSON.stringify({ reviews: [] }) }],
+  });
+  const parent = await startRun(request, { task: TASK, model: 'qwen3:8b' });
+  await settled(request, parent);
+
+  await page.goto(`/runs/${parent}`);
+  // The replayed planner answers with another plan; the fork then answers from what that plan reads.
+  await scriptFake(request, {
+    planner: [{ content: plan('src/config.ts', 'src/llm.ts') }],
+    synthesizer: [{ content: JSON.stringify({ claims: [GOOD] }) }],
+    reviewer: [{ content: JSON.stringify({ reviews: [] }) }],
+  });
+  await page.getByTestId('llm-call-row').filter({ hasText: 'planner#1' }).getByTestId('llm-call-replay').click();
+  const panel = page.getByTestId('replay-panel');
+  await panel.getByTestId('replay-send').click();
+  await expect(panel.getByTestId('replay-batch')).toHaveText('1 of 1 reply validated');
+  await panel.getByTestId('replay-fork').click();
+
+  await expect(page).not.toHaveURL(new RegExp(`/runs/${parent}$`));
+  await expect(page.getByTestId('forked-from')).toContainText(`${parent} round 1`);
+  const fork = page.url().split('/runs/')[1]!;
+  const detail = await settled(request, decodeURIComponent(fork));
+  expect(detail.forkedFrom).toMatchObject({ run: parent, round: 1 });
+  expect(detail.plans[0]!.steps.map((s) => s.path)).toEqual(['src/config.ts', 'src/llm.ts']);
+});

@@ -1,10 +1,8 @@
 'use client';
 
-import { useRouter } from 'next/navigation';
-import { useId, useState, useTransition } from 'react';
+import { useId, useState } from 'react';
 import type { ForkRunOutcome } from '@/lib/api';
-import type { ErrorInfo } from '@/lib/codes';
-import { PlanProfile, Strategy, type ForkStage, type Rejection } from '@/lib/events';
+import { PlanProfile, Strategy, type ForkStage } from '@/lib/events';
 import { planOfRound } from '@/lib/fork-point';
 import type { PlanRulesInfo } from '@/lib/plan-judgement';
 import type { RoundView, RunState } from '@/lib/run-state';
@@ -12,6 +10,7 @@ import { useHealth } from '../start/use-health';
 import { Drawer } from '../ui/drawer';
 import { Code } from '../ui/panel';
 import { PlanEditor, RejectionItem, useJudgedPlan } from './plan-editor';
+import { useStartFork } from './use-start-fork';
 
 /** What the run page gives the fork editor: the rules plans are judged by, the models to offer, and the action that starts a fork. */
 export interface ForkSettings {
@@ -31,7 +30,6 @@ export interface ForkSettings {
  * fork's page.
  */
 export function ForkEditor({ runId, view, round, settings, onClose }: { runId: string; view: RunState; round: RoundView; settings: ForkSettings; onClose: () => void }) {
-  const router = useRouter();
   const health = useHealth();
   const ids = useId();
   const [profile, setProfile] = useState<PlanProfile>(view.profile);
@@ -40,8 +38,7 @@ export function ForkEditor({ runId, view, round, settings, onClose }: { runId: s
   const [model, setModel] = useState(view.model);
   const [strategy, setStrategy] = useState<Strategy>('plan-execute');
   const [maxRounds, setMaxRounds] = useState(String(Math.max(view.limits?.maxRounds ?? round.round, round.round)));
-  const [refusal, setRefusal] = useState<{ error: ErrorInfo; rejections: Rejection[] } | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { start: startFork, pending, refusal } = useStartFork(settings.forkRun);
 
   const judged = useJudgedPlan(text, profile, settings.rules);
   const { parsed } = judged;
@@ -55,26 +52,12 @@ export function ForkEditor({ runId, view, round, settings, onClose }: { runId: s
   const planStage = stage === 'plan';
   const blocked = planStage && !judged.runnable;
 
-  const start = () => {
-    setRefusal(null);
-    const request = planStage
-      ? { fork: { run: runId, round: round.round, plan: parsed.ok ? parsed.value : null, stage }, model, profile, maxRounds }
-      : { fork: { run: runId, stage }, model, strategy };
-    startTransition(async () => {
-      let outcome: ForkRunOutcome;
-      try {
-        outcome = await settings.forkRun(request);
-      } catch (thrown) {
-        outcome = { ok: false, error: { code: 'request_failed', message: thrown instanceof Error ? thrown.message : String(thrown) }, rejections: [] };
-      }
-      if (!outcome.ok) {
-        setRefusal({ error: outcome.error, rejections: outcome.rejections });
-        return;
-      }
-      const { id } = outcome;
-      startTransition(() => router.push(`/runs/${encodeURIComponent(id)}`));
-    });
-  };
+  const start = () =>
+    startFork(
+      planStage
+        ? { fork: { run: runId, round: round.round, plan: parsed.ok ? parsed.value : null, stage }, model, profile, maxRounds }
+        : { fork: { run: runId, stage }, model, strategy },
+    );
 
   return (
     <Drawer

@@ -10,7 +10,7 @@ import { Drawer } from '../ui/drawer';
 import { ScrollBox } from '../ui/scroll-box';
 import { Code } from '../ui/panel';
 import { CallStatus } from './llm-call-table';
-import { ReplayPanel } from './replay-panel';
+import { ReplayPanel, type ForkFrom } from './replay-panel';
 import { artifactUrl, useArtifact } from './use-artifact';
 
 /** The prompt artifact as the engine writes it: `{model, messages, format}`. Read leniently: an odd one is shown raw. */
@@ -31,12 +31,15 @@ export function LlmCallDrawer({
   replaying,
   onReplayingChange,
   onClose,
+  forkRun = null,
 }: {
   runId: string;
   call: LlmCallView | null;
   replaying: boolean;
   onReplayingChange: (replaying: boolean) => void;
   onClose: () => void;
+  /** Starts a fork of this run; null where the run cannot be forked from the page. */
+  forkRun?: ForkFrom['forkRun'] | null;
 }) {
   return (
     <Drawer
@@ -70,7 +73,7 @@ export function LlmCallDrawer({
             </div>
           )}
           <div className="min-h-0 flex-1 overflow-auto">
-            {replaying && call.finishedAt !== null ? <ReplayPanel runId={runId} call={call.call} /> : <CallBody runId={runId} call={call} />}
+            {replaying && call.finishedAt !== null ? <ReplayPanel runId={runId} call={call.call} forkFrom={forkRun && call.label === 'planner' && call.round !== null ? { round: call.round, forkRun } : null} /> : <CallBody runId={runId} call={call} />}
           </div>
         </div>
       )}

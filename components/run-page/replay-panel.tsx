@@ -1,6 +1,7 @@
 'use client';
 
 import { useState, type ReactNode } from 'react';
+import type { ForkRunOutcome } from '@/lib/api';
 import type { CallOptions } from '@/lib/events';
 import type { ChatMessage, ReplayBatch, ReplayedCall, ReplayRecord, ReplayReply, ReplayRequest } from '@/lib/replay';
 import { formatCount, formatDuration, formatTimestamp } from '../format';
@@ -8,6 +9,7 @@ import { Code } from '../ui/panel';
 import { ReplayDiff } from './replay-diff';
 import { ReplayJudgementView } from './replay-judgement';
 import { useReplays, useSendReplay } from './use-replays';
+import { useStartFork } from './use-start-fork';
 
 /**
  * Replay one recorded call: its messages, model and options, editable, sent
@@ -15,7 +17,7 @@ import { useReplays, useSendReplay } from './use-replays';
  * judged as the engine judges the role, with the difference of their parsed
  * forms, and every stored replay of the call listed below.
  */
-export function ReplayPanel({ runId, call }: { runId: string; call: string }) {
+export function ReplayPanel({ runId, call, forkFrom = null }: { runId: string; call: string; forkFrom?: ForkFrom | null }) {
   const list = useReplays(runId, call);
   const send = useSendReplay(runId, call);
   const [selected, setSelected] = useState<string | null>(null);
@@ -58,8 +60,39 @@ export function ReplayPanel({ runId, call }: { runId: string; call: string }) {
           <p className="rounded border border-dashed border-zinc-300 p-3 text-xs muted dark:border-zinc-700">No replay of this call yet.</p>
         )}
       </div>
+      {shown && forkFrom && <ContinueAsFork runId={runId} replay={shown} forkFrom={forkFrom} />}
       {shown && <ReplayDiff original={original.judgement} replay={shown.judgement} />}
       <ReplayList replays={replays} shown={shown?.id ?? null} onShow={setSelected} />
+    </div>
+  );
+}
+
+/** What continuing a planner call's replay as a fork needs: the round the call planned, and the server action. */
+export interface ForkFrom {
+  round: number;
+  forkRun: (request: unknown) => Promise<ForkRunOutcome>;
+}
+
+/**
+ * A planner replay whose plan the Validator accepted, carried on as a fork
+ * of the run from the call's round with that plan: the fork is judged again
+ * by the server, and a refusal is shown here.
+ */
+function ContinueAsFork({ runId, replay, forkFrom }: { runId: string; replay: ReplayRecord; forkFrom: ForkFrom }) {
+  const { start, pending, refusal } = useStartFork(forkFrom.forkRun);
+  const judgement = replay.judgement;
+  if (judgement?.kind !== 'plan' || !judgement.validated || judgement.proposed === null) return null;
+  const plan = { ...(judgement.goal !== null && { goal: judgement.goal }), steps: judgement.proposed };
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      <button type="button" className="btn" disabled={pending} onClick={() => start({ fork: { run: runId, round: forkFrom.round, plan } })} data-testid="replay-fork">
+        {pending ? 'Starting…' : `Continue as a fork from round ${forkFrom.round} with this plan`}
+      </button>
+      {refusal && (
+        <p role="alert" className="text-xs text-red-700 dark:text-red-300" data-testid="replay-fork-refusal">
+          <Code>{refusal.error.code}</Code> {refusal.error.message}
+        </p>
+      )}
     </div>
   );
 }

@@ -156,7 +156,7 @@ export function RunView({
       </div>
 
       <LlmCallTable calls={view.llmCalls} onOpenCall={openLlmCall} />
-      <LlmCallDrawer runId={runId} call={call} replaying={replaying} onReplayingChange={setReplaying} onClose={() => setOpenCall(null)} />
+      <LlmCallDrawer runId={runId} call={call} replaying={replaying} onReplayingChange={setReplaying} onClose={() => setOpenCall(null)} forkRun={fork?.forkRun ?? null} />
     </div>
   );
 }
