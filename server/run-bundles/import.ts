@@ -7,7 +7,7 @@ import { toResult } from '../../lib/result';
 import { runProgressOf, type RunRow } from '../../lib/run-row';
 import { foldRun, isTerminal } from '../../lib/run-state';
 import { RequestError } from '../http/request-error';
-import { newRunId } from '../runs/registry';
+import { newRunId } from '../runs/run-id';
 import type { PendingArtifact } from '../store/artifact';
 import { thisProcess } from '../store/owner';
 import type { RunStore } from '../store/run-store';

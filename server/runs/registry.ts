@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { newRunId } from './run-id';
 import type { ErrorInfo, RunErrorCode } from '../../lib/codes';
 import type { EventOf, ForkedFrom, PlanProfile, ProposedStep, RunEvent, RunLimits, Strategy } from '../../lib/events';
 import type { ToolSpec } from '../../lib/general-plan';
@@ -698,11 +698,6 @@ function checkRequest(id: string, pending: { request: string; round: number }, b
     'approval_not_pending',
     `Run ${id} waits for a decision on request ${pending.request} (round ${pending.round}); request ${body.request} was decided already or never made.`,
   );
-}
-
-export function newRunId(): string {
-  // Time first so ids sort by creation; random tail so concurrent starts never collide.
-  return `${Date.now().toString(36)}-${randomBytes(5).toString('hex')}`;
 }
 
 function lastReached(view: RunState): string {
