@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RunEvent } from './events';
+import { ReplayRecord } from './replay';
 import { RunResult } from './result';
 
 /**
@@ -7,8 +8,10 @@ import { RunResult } from './result';
  * was recorded (every event, every artifact with its hash) and the Result
  * derived from them, so that another planscope can import it and show the
  * run as its author saw it. Events are the log itself, human verdicts
- * included (they are events). A bundle is untrusted input: importing checks
- * its version, every hash, and that its events fold to its Result.
+ * included (they are events); replays of its LLM calls travel beside them,
+ * as they are stored beside the run. A bundle is untrusted input: importing
+ * checks its version, every hash, that its events fold to its Result, and
+ * that each replay is of one of its calls.
  */
 
 export const BUNDLE_FORMAT = 'planscope-run-bundle';
@@ -42,6 +45,13 @@ export const BundleSource = z.strictObject({
 });
 export type BundleSource = z.infer<typeof BundleSource>;
 
+/** A replay of one of the run's LLM calls as stored where the bundle was made, with its artifacts (the request sent, the reply, the thinking). */
+export const BundleReplay = z.strictObject({
+  record: ReplayRecord,
+  artifacts: z.array(BundleArtifact),
+});
+export type BundleReplay = z.infer<typeof BundleReplay>;
+
 export const RunBundle = z.strictObject({
   format: z.literal(BUNDLE_FORMAT),
   version: z.literal(BUNDLE_VERSION),
@@ -49,6 +59,8 @@ export const RunBundle = z.strictObject({
   result: RunResult,
   events: z.array(RunEvent).min(1),
   artifacts: z.array(BundleArtifact),
+  /** Absent from bundles made before replays travelled; such a bundle imports with none. */
+  replays: z.array(BundleReplay).optional(),
 });
 export type RunBundle = z.infer<typeof RunBundle>;
 

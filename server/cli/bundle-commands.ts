@@ -17,7 +17,7 @@ export async function bundleCommand(command: 'export' | 'import', argument: stri
   try {
     await stores.ready;
     if (command === 'export') {
-      process.stdout.write(`${JSON.stringify(await exportRun(stores.runs, config, argument))}\n`);
+      process.stdout.write(`${JSON.stringify(await exportRun(stores, config, argument))}\n`);
       return ExitCode.completed;
     }
     const size = fileSize(argument);

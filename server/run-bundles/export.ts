@@ -1,22 +1,25 @@
 import os from 'node:os';
-import { BUNDLE_FORMAT, BUNDLE_VERSION, type BundleArtifact, type RunBundle } from '../../lib/bundle';
+import { BUNDLE_FORMAT, BUNDLE_VERSION, type BundleArtifact, type BundleReplay, type RunBundle } from '../../lib/bundle';
 import { toResult } from '../../lib/result';
-import { foldRun, isTerminal } from '../../lib/run-state';
+import { foldRun, isTerminal, type RunState } from '../../lib/run-state';
 import type { Config } from '../config';
 import { RequestError } from '../http/request-error';
 import type { PendingArtifact } from '../store/artifact';
+import type { ReplayStore } from '../store/replay-store';
 import type { RunStore } from '../store/run-store';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * A finished run as a bundle: the Result, every event as stored (human
- * verdicts included) and every artifact with its size and hash. A run still
- * in flight is refused: its bundle would be a moment of it, not the run.
+ * verdicts included), every artifact with its size and hash, and every
+ * replay of its LLM calls with its artifacts, hashed alike. A run still in
+ * flight is refused: its bundle would be a moment of it, not the run.
  */
-export async function exportRun(store: RunStore, config: Pick<Config, 'database'>, runId: string): Promise<RunBundle> {
-  if (!(await store.getRun(runId))) throw new RequestError('run_not_found', `There is no run ${runId}.`);
-  const events = await store.events(runId);
+export async function exportRun(stores: { runs: RunStore; replays: ReplayStore }, config: Pick<Config, 'database'>, runId: string): Promise<RunBundle> {
+  const { runs } = stores;
+  if (!(await runs.getRun(runId))) throw new RequestError('run_not_found', `There is no run ${runId}.`);
+  const events = await runs.events(runId);
   const view = foldRun(events);
   if (!isTerminal(view.status)) throw new RequestError('run_not_finished', `Run ${runId} is ${view.status}: only a finished run can be exported.`);
   return {
@@ -25,8 +28,20 @@ export async function exportRun(store: RunStore, config: Pick<Config, 'database'
     source: { runId, host: os.hostname(), store: config.database ? 'postgresql' : 'sqlite', exportedAt: new Date().toISOString() },
     result: toResult(runId, view),
     events,
-    artifacts: (await store.artifactBytes(runId)).map(toBundleArtifact),
+    artifacts: (await runs.artifactBytes(runId)).map(toBundleArtifact),
+    replays: await replaysOf(stores.replays, runId, view),
   };
+}
+
+/** Every stored replay of the run, call by call in the run's order, each call's oldest first. */
+async function replaysOf(replays: ReplayStore, runId: string, view: RunState): Promise<BundleReplay[]> {
+  const bundled: BundleReplay[] = [];
+  for (const { call } of view.llmCalls) {
+    for (const record of await replays.list(runId, call)) {
+      bundled.push({ record, artifacts: (await replays.artifactBytes(record.id)).map(toBundleArtifact) });
+    }
+  }
+  return bundled;
 }
 
 /** Text stays readable in the file; bytes that are not UTF-8 travel as base64, unchanged. */

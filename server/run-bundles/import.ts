@@ -1,15 +1,16 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { artifactsNamed, BUNDLE_VERSION, BundleHeader, describeSource, RunBundle, type BundleArtifact } from '../../lib/bundle';
 import type { RequestErrorCode } from '../../lib/codes';
 import type { RunEvent } from '../../lib/events';
 import { toResult } from '../../lib/result';
 import { runProgressOf, type RunRow } from '../../lib/run-row';
-import { foldRun, isTerminal } from '../../lib/run-state';
+import { foldRun, isTerminal, type RunState } from '../../lib/run-state';
 import { RequestError } from '../http/request-error';
 import { newRunId } from '../runs/run-id';
 import type { PendingArtifact } from '../store/artifact';
 import { thisProcess } from '../store/owner';
+import type { ReplayWithArtifacts } from '../store/replay-store';
 import type { RunStore } from '../store/run-store';
 
 /** What an import did: the id the run is stored under, and the one it had where it was exported. */
@@ -32,14 +33,16 @@ export function bundleTooLarge(maxBytes: number): RequestError {
  * Imports a bundle's text. Everything is checked before anything is stored
  * (the version, the schema, every artifact's size and hash, that the events
  * are the whole log of a finished run, name only artifacts the bundle holds
- * and fold to its Result), then the run is stored in one transaction: a
- * refused bundle changes nothing. Its workspace path is kept as text to
- * show; nothing here opens it.
+ * and fold to its Result, that each replay is of one of its calls and holds
+ * the artifacts its record names), then the run and its replays are stored
+ * in one transaction: a refused bundle changes nothing. Its workspace path
+ * is kept as text to show; nothing here opens it.
  */
 export async function importBundle(store: RunStore, text: string): Promise<ImportOutcome> {
   const bundle = parseBundle(text);
   const artifacts = decodeArtifacts(bundle.artifacts);
   const view = checkEvents(bundle);
+  const replays = checkReplays(bundle, view);
   const originalId = bundle.result.id;
   const renamed = (await store.getRun(originalId)) !== null;
   const id = renamed ? newRunId() : originalId;
@@ -63,7 +66,9 @@ export async function importBundle(store: RunStore, text: string): Promise<Impor
     forkedFromRound: view.forkedFrom?.round ?? null,
     ...runProgressOf(view),
   };
-  await store.importRun(row, bundle.events, artifacts);
+  // Replay ids are the store's, not the run's: a bundle imported twice must not collide with itself.
+  const stored = replays.map((r) => ({ ...r, record: { ...r.record, id: randomUUID(), runId: id } }));
+  await store.importRun(row, bundle.events, artifacts, stored);
   const message = renamed ? `Imported ${from} as ${id}: a run ${originalId} already exists here.` : `Imported ${from} as ${id}.`;
   return { id, originalId, renamed, from, message };
 }
@@ -91,15 +96,16 @@ function parseBundle(text: string): RunBundle {
   return refuse(issue.path[0] === 'events' ? 'bundle_events_invalid' : 'bundle_invalid', `The bundle is invalid at ${where || 'its top'}: ${issue.message}`);
 }
 
-function decodeArtifacts(artifacts: readonly BundleArtifact[]): PendingArtifact[] {
+/** `of` names whose artifacts they are in a refusal: the run's (empty) or a replay's. */
+function decodeArtifacts(artifacts: readonly BundleArtifact[], of = ''): PendingArtifact[] {
   const seen = new Set<string>();
   return artifacts.map((a) => {
-    if (seen.has(a.name)) refuse('bundle_invalid', `The bundle holds the artifact ${a.name} twice.`);
+    if (seen.has(a.name)) refuse('bundle_invalid', `The bundle holds the artifact ${a.name}${of} twice.`);
     seen.add(a.name);
     const buffer = Buffer.from(a.content, a.encoding);
     const sha256 = createHash('sha256').update(buffer).digest('hex');
     if (buffer.length !== a.bytes || sha256 !== a.sha256) {
-      refuse('bundle_hash_mismatch', `The artifact ${a.name} is not what the bundle says: ${buffer.length} bytes with SHA-256 ${sha256}, not ${a.bytes} bytes with ${a.sha256}.`);
+      refuse('bundle_hash_mismatch', `The artifact ${a.name}${of} is not what the bundle says: ${buffer.length} bytes with SHA-256 ${sha256}, not ${a.bytes} bytes with ${a.sha256}.`);
     }
     return { name: a.name, mediaType: a.mediaType, buffer, sha256 };
   });
@@ -120,4 +126,34 @@ function checkEvents(bundle: RunBundle) {
   const folded = JSON.parse(JSON.stringify(toResult(bundle.result.id, view))) as unknown;
   if (!isDeepStrictEqual(folded, bundle.result)) refuse('bundle_events_invalid', 'The events do not fold to the Result the bundle holds.');
   return view;
+}
+
+/**
+ * Each replay must be of one of the run's LLM calls (the call and its
+ * role), and hold exactly the artifacts its record names, with the size and
+ * hash the record states: the record is what the replay panel shows, the
+ * artifacts what it was made from.
+ */
+function checkReplays(bundle: RunBundle, view: RunState): ReplayWithArtifacts[] {
+  const calls = new Map(view.llmCalls.map((c) => [c.call, c.label]));
+  return (bundle.replays ?? []).map(({ record, artifacts }, i) => {
+    const which = ` of replay ${i + 1} (${record.call})`;
+    if (record.runId !== bundle.result.id) refuse('bundle_invalid', `Replay ${i + 1} is of run ${record.runId}, not of the bundle's run ${bundle.result.id}.`);
+    const label = calls.get(record.call);
+    if (label === undefined) refuse('bundle_invalid', `Replay ${i + 1} is of the LLM call ${record.call}, which the run does not have.`);
+    if (label !== record.label) refuse('bundle_invalid', `Replay ${i + 1} says ${record.call} is a ${record.label} call; the run's is a ${label} call.`);
+    const held = decodeArtifacts(artifacts, which);
+    const named = new Map(record.artifacts.map((a) => [a.name, a]));
+    const unnamed = held.find((a) => !named.has(a.name));
+    if (unnamed) refuse('bundle_invalid', `The bundle holds an artifact ${unnamed.name}${which} that its record does not name.`);
+    for (const stated of named.values()) {
+      const a = held.find((h) => h.name === stated.name);
+      if (!a) refuse('bundle_invalid', `The record${which} names the artifact ${stated.name}, which the bundle does not hold.`);
+      if (a.mediaType !== stated.mediaType) refuse('bundle_invalid', `The artifact ${a.name}${which} is ${a.mediaType}; its record says ${stated.mediaType}.`);
+      if (a.buffer.length !== stated.bytes || a.sha256 !== stated.sha256) {
+        refuse('bundle_hash_mismatch', `The artifact ${a.name}${which} has ${a.buffer.length} bytes with SHA-256 ${a.sha256}; its record says ${stated.bytes} bytes with ${stated.sha256}.`);
+      }
+    }
+    return { record, artifacts: held };
+  });
 }

@@ -15,4 +15,12 @@ export interface ReplayStore {
   /** A call's replays, oldest first (by creation time, then attempt). */
   list(runId: string, call: string): Promise<ReplayRecord[]>;
   artifact(replayId: string, name: string): Promise<Artifact | null>;
+  /** Every artifact of the replay as its stored bytes, by name: what a run bundle carries. */
+  artifactBytes(replayId: string): Promise<PendingArtifact[]>;
+}
+
+/** A replay with its artifacts, as a run bundle's import stores it in the run's transaction. */
+export interface ReplayWithArtifacts {
+  record: ReplayRecord;
+  artifacts: readonly PendingArtifact[];
 }

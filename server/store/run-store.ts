@@ -4,6 +4,7 @@ import type { NewRunInput, RunRow } from '../../lib/run-row';
 import type { RunState } from '../../lib/run-state';
 import type { PendingArtifact } from './artifact';
 import type { Owner } from './owner';
+import type { ReplayWithArtifacts } from './replay-store';
 
 export interface Artifact {
   name: string;
@@ -93,8 +94,10 @@ export interface RunStore {
   artifactBytes(runId: string): Promise<PendingArtifact[]>;
   /**
    * Stores a whole finished run at once (an imported bundle): its row, every
-   * event and every artifact, in ONE transaction, so that a failure leaves
-   * nothing of it. An id already stored is refused and changes nothing.
+   * event, every artifact and the replays of its calls with theirs, in ONE
+   * transaction, so that a failure leaves nothing of it. An id already
+   * stored is refused and changes nothing. The replays name this run, and
+   * ids no replay here has.
    */
-  importRun(row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[]): Promise<void>;
+  importRun(row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[], replays?: readonly ReplayWithArtifacts[]): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BUNDLE_FORMAT, RunBundle } from '../../lib/bundle';
 import type { RequestErrorCode } from '../../lib/codes';
 import { toResult } from '../../lib/result';
+import type { ReplayRecord } from '../../lib/replay';
 import { foldRun } from '../../lib/run-state';
 import type { Config } from '../../server/config';
 import { exportRun } from '../../server/run-bundles/export';
@@ -17,8 +19,8 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
 /**
  * A run exported as a bundle and imported into another store (another data
  * directory, another PostgreSQL database) folds to the same view, with every
- * artifact's hash equal; a bad bundle is refused with its code and leaves the
- * store as it was.
+ * artifact's hash equal and the replays of its calls as they were; a bad
+ * bundle is refused with its code and leaves the store as it was.
  */
 
 const TASK = 'How is the model endpoint configured?';
@@ -64,20 +66,56 @@ async function otherStore(kind: StoreKind): Promise<Stores> {
   return stores;
 }
 
-/** A finished run with people's verdicts on it (events after run_finished), exported. */
+const exportFrom = (h: Harness, id: string) => exportRun({ runs: h.runtime.store, replays: h.runtime.replays }, h.runtime.config, id);
+
+/**
+ * A finished run with people's verdicts on it (events after run_finished)
+ * and replays of two of its calls (one with thinking, one whose model call
+ * failed), exported.
+ */
 async function exported(h: Harness): Promise<{ id: string; bundle: RunBundle }> {
   const { id, result } = await h.run(TASK);
   expect(result.status).toBe('completed');
   await h.runtime.verdicts.record(id, { claim: 1, verdict: 'incorrect', note: 'the default is elsewhere' }, 'ana');
   await h.runtime.verdicts.record(id, { claim: 1, verdict: 'correct' }, 'ana');
   await h.runtime.verdicts.record(id, { claim: null, verdict: 'unsure' }, 'local');
-  return { id, bundle: await exportRun(h.runtime.store, h.runtime.config, id) };
+  h.fake.setScript({
+    planner: [{ content: plan('src/config.ts'), thinking: 'only the config this time' }],
+    synthesizer: [{ content: ANSWER }, { status: 500, error: 'out of memory' }],
+  });
+  const signal = new AbortController().signal;
+  await h.runtime.replayer.replay(id, 'planner#1', { options: { temperature: 0.7 } }, signal);
+  await h.runtime.replayer.replay(id, 'synthesizer#2', { repeat: 2 }, signal);
+  return { id, bundle: await exportFrom(h, id) };
 }
 
+/** Every replay of a run with its artifacts' hashes, call by call: what its page's replay panels list. */
+async function replaysOf(stores: Pick<Stores, 'runs' | 'replays'>, runId: string) {
+  const calls = foldRun(await stores.runs.events(runId)).llmCalls;
+  const replays = (await Promise.all(calls.map((c) => stores.replays.list(runId, c.call)))).flat();
+  return Promise.all(
+    replays.map(async (record) => ({
+      record,
+      artifacts: (await stores.replays.artifactBytes(record.id)).map((a) => ({ name: a.name, mediaType: a.mediaType, sha256: a.sha256, bytes: a.buffer.length })),
+    })),
+  );
+}
+
+/** A replay as it is apart from where it is stored: its id is the store's, its run id the run's there. */
+const unplaced = (record: ReplayRecord) => ({ ...record, id: '', runId: '' });
+const unplacedReplay = <T extends { record: ReplayRecord }>(r: T) => ({ ...r, record: unplaced(r.record) });
+
 /** Everything a store holds, to show a refused import changed none of it. */
-async function snapshot(stores: Stores) {
+async function snapshot(stores: Pick<Stores, 'runs' | 'replays'>) {
   const rows = await stores.runs.listRuns({ limit: 1000 });
-  return Promise.all(rows.map(async (row) => ({ row, events: await stores.runs.events(row.id), artifacts: await stores.runs.artifactBytes(row.id) })));
+  return Promise.all(
+    rows.map(async (row) => ({
+      row,
+      events: await stores.runs.events(row.id),
+      artifacts: await stores.runs.artifactBytes(row.id),
+      replays: await replaysOf(stores, row.id),
+    })),
+  );
 }
 
 
@@ -108,6 +146,21 @@ describe.each<StoreKind>(['sqlite', 'postgresql'])('run bundles on %s', (kind) =
       (await stores.runs.artifactBytes(id)).map((a) => ({ name: a.name, mediaType: a.mediaType, sha256: a.sha256, bytes: a.buffer.length }));
     expect(await hashes(target)).toEqual(await hashes({ runs: h.runtime.store }));
 
+    // The replays travel with the run: the same records under fresh ids, the same artifact hashes.
+    const sourceReplays = await replaysOf({ runs: h.runtime.store, replays: h.runtime.replays }, id);
+    expect(sourceReplays.map((r) => [r.record.call, r.record.attempt, r.record.status])).toEqual([
+      ['planner#1', 1, 'ok'],
+      ['synthesizer#2', 1, 'ok'],
+      ['synthesizer#2', 2, 'failed'],
+    ]);
+    expect(bundle.replays?.map((r) => r.record)).toEqual(sourceReplays.map((r) => r.record));
+    const importedReplays = await replaysOf(target, id);
+    expect(importedReplays.map(unplacedReplay)).toEqual(sourceReplays.map(unplacedReplay));
+    expect(importedReplays.map((r) => r.record.runId)).toEqual([id, id, id]);
+    expect(importedReplays[0]!.artifacts.map((a) => a.name)).toEqual(['request.json', 'response.txt', 'thinking.txt']);
+    const sourceIds = new Set(sourceReplays.map((r) => r.record.id));
+    expect(importedReplays.filter((r) => sourceIds.has(r.record.id))).toEqual([]);
+
     const row = await target.runs.getRun(id);
     const source = await h.runtime.store.getRun(id);
     expect(row).toMatchObject({
@@ -129,6 +182,16 @@ describe.each<StoreKind>(['sqlite', 'postgresql'])('run bundles on %s', (kind) =
     expect(outcome.id).not.toBe(id);
     expect(outcome.message).toContain(`a run ${id} already exists`);
     expect(foldRun(await h.runtime.store.events(outcome.id))).toEqual(foldRun(await h.runtime.store.events(id)));
+    // Its calls' replay panels list what the original's do, and exporting it again carries them on.
+    for (const call of ['planner#1', 'synthesizer#2']) {
+      const [original, imported] = await Promise.all([h.runtime.replayer.list(id, call), h.runtime.replayer.list(outcome.id, call)]);
+      expect(imported.original).toEqual({ ...original.original, runId: outcome.id });
+      expect(imported.replays.map(unplaced)).toEqual(original.replays.map(unplaced));
+      expect(imported.replays).toHaveLength(call === 'planner#1' ? 1 : 2);
+    }
+    const again = await exportFrom(h, outcome.id);
+    expect(again.replays?.map((r) => r.record.runId)).toEqual([outcome.id, outcome.id, outcome.id]);
+    expect(again.replays?.map(unplacedReplay)).toEqual(bundle.replays?.map(unplacedReplay));
     // Its workspace is the bundle's text, never a directory to read: no fork of it starts.
     const before = (await h.runtime.store.listRuns({ limit: 10 })).length;
     await expect(h.runtime.registry.start({ fork: { run: outcome.id, stage: 'answer' } })).rejects.toMatchObject({ code: 'invalid_request' });
@@ -139,7 +202,10 @@ describe.each<StoreKind>(['sqlite', 'postgresql'])('run bundles on %s', (kind) =
     const h = await harness(kind);
     const { bundle } = await exported(h);
     const target = await otherStore(kind);
-    expect((await importBundle(target.runs, JSON.stringify({ ...bundle, result: { ...bundle.result, id: 'kept' } }))).id).toBe('kept');
+    // Another run already there, with its replays, for a refused import to leave as it was.
+    const kept = { ...bundle, result: { ...bundle.result, id: 'kept' }, replays: bundle.replays!.map((r) => ({ ...r, record: { ...r.record, runId: 'kept' } })) };
+    expect((await importBundle(target.runs, JSON.stringify(kept))).id).toBe('kept');
+    expect(await replaysOf(target, 'kept')).toHaveLength(3);
     const before = await snapshot(target);
     const tampered = (change: (b: RunBundle) => unknown) => JSON.stringify(change(structuredClone(bundle)));
     const observation = bundle.artifacts.findIndex((a) => a.name.startsWith('observation/'));
@@ -156,11 +222,53 @@ describe.each<StoreKind>(['sqlite', 'postgresql'])('run bundles on %s', (kind) =
       ['an event missing', tampered((b) => (b.events.splice(2, 1), b)), 'bundle_events_invalid'],
       ['an unfinished run', tampered((b) => ({ ...b, events: b.events.slice(0, b.events.findIndex((e) => e.type === 'run_finished')) })), 'bundle_events_invalid'],
       ['an artifact missing', tampered((b) => (b.artifacts.splice(observation, 1), b)), 'bundle_events_invalid'],
+      ['a replay artifact changed', tampered((b) => ((b.replays![0]!.artifacts[1]!.content += ' '), b)), 'bundle_hash_mismatch'],
+      [
+        'a replay artifact other than its record says',
+        tampered((b) => {
+          const a = b.replays![0]!.artifacts[1]!;
+          a.content = 'another reply';
+          a.bytes = Buffer.byteLength(a.content);
+          a.sha256 = createHash('sha256').update(a.content).digest('hex');
+          return b;
+        }),
+        'bundle_hash_mismatch',
+      ],
+      ['a replay artifact missing', tampered((b) => (b.replays![0]!.artifacts.pop(), b)), 'bundle_invalid'],
+      ['a replay of a call the run does not have', tampered((b) => ((b.replays![1]!.record.call = 'synthesizer#9'), b)), 'bundle_invalid'],
+      ['a replay of another role', tampered((b) => ((b.replays![1]!.record.label = 'planner'), b)), 'bundle_invalid'],
+      ['a replay of another run', tampered((b) => ((b.replays![1]!.record.runId = 'elsewhere'), b)), 'bundle_invalid'],
+      ['a replay record that is not one', tampered((b) => ((b.replays![1]!.record.status = 'exploded' as never), b)), 'bundle_invalid'],
     ];
     for (const [what, text, code] of cases) {
       expect(await refusalCode(importBundle(target.runs, text)), what).toBe(code);
     }
     expect(await snapshot(target)).toEqual(before);
+  });
+
+  it('imports a bundle made before replays travelled (no `replays`) with none', async () => {
+    const h = await harness(kind);
+    const { id, bundle } = await exported(h);
+    const target = await otherStore(kind);
+    const { replays: _dropped, ...older } = bundle;
+    expect((await importBundle(target.runs, JSON.stringify(older))).id).toBe(id);
+    expect(foldRun(await target.runs.events(id))).toEqual(foldRun(await h.runtime.store.events(id)));
+    expect(await replaysOf(target, id)).toEqual([]);
+  });
+
+  it('stores the run and its replays in one transaction: a replay the store refuses leaves nothing of the run', async () => {
+    const h = await harness(kind);
+    const { id } = await exported(h);
+    const source = { runs: h.runtime.store, replays: h.runtime.replays };
+    const row = (await h.runtime.store.getRun(id))!;
+    const replays = (await replaysOf(source, id)).map((r) => r.record);
+    const artifacts = await Promise.all(replays.map((r) => h.runtime.replays.artifactBytes(r.id)));
+    const before = await snapshot(source);
+    // The second replay keeps an id the store already has: its insert fails after the run's rows went in.
+    const clashing = replays.map((record, i) => ({ record: { ...record, runId: 'copy', id: i === 1 ? record.id : `fresh-${i}` }, artifacts: artifacts[i]! }));
+    await expect(h.runtime.store.importRun({ ...row, id: 'copy' }, await h.runtime.store.events(id), await h.runtime.store.artifactBytes(id), clashing)).rejects.toThrow();
+    expect(await h.runtime.store.getRun('copy')).toBeNull();
+    expect(await snapshot(source)).toEqual(before);
   });
 });
 

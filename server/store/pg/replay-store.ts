@@ -1,6 +1,6 @@
 import type { ReplayRecord } from '../../../lib/replay';
 import type { PendingArtifact } from '../artifact';
-import { toArtifact, type StoredArtifact } from '../artifact-rows';
+import { toArtifact, toPendingArtifact, type StoredArtifact } from '../artifact-rows';
 import { REPLAY_COLUMNS, toReplayRecord, toStoredReplay, type StoredReplay } from '../replay-rows';
 import type { ReplayStore } from '../replay-store';
 import type { Artifact } from '../run-store';
@@ -24,14 +24,20 @@ function addStatement(artifactCount: number): string {
   return `WITH ${parts.join(',\n')}\nSELECT 1`;
 }
 
+/** A replay and its artifacts as one statement and its values: a replay's own, or one of a run imported with its replays. */
+export function replayInsert(replay: ReplayRecord, artifacts: readonly PendingArtifact[]): { text: string; values: unknown[] } {
+  const row = toStoredReplay(replay);
+  const values = [...REPLAY_COLUMNS.map((c) => row[c]), ...artifacts.flatMap((a) => [a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer])];
+  return { text: addStatement(artifacts.length), values };
+}
+
 /** Replays in the same PostgreSQL database as the runs they link to. */
 export class PgReplayStore implements ReplayStore {
   constructor(private readonly db: PgDatabase) {}
 
   async add(replay: ReplayRecord, artifacts: readonly PendingArtifact[]): Promise<void> {
-    const row = toStoredReplay(replay);
-    const values = [...REPLAY_COLUMNS.map((c) => row[c]), ...artifacts.flatMap((a) => [a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer])];
-    await this.db.query(addStatement(artifacts.length), values);
+    const { text, values } = replayInsert(replay, artifacts);
+    await this.db.query(text, values);
   }
 
   async list(runId: string, call: string): Promise<ReplayRecord[]> {
@@ -48,5 +54,10 @@ export class PgReplayStore implements ReplayStore {
       name,
     ]);
     return row ? toArtifact(row) : null;
+  }
+
+  async artifactBytes(replayId: string): Promise<PendingArtifact[]> {
+    const rows = await this.db.query<StoredArtifact>('SELECT name, media_type, sha256, content FROM replay_artifacts WHERE replay_id = $1 ORDER BY name', [replayId]);
+    return rows.map(toPendingArtifact);
   }
 }

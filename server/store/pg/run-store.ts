@@ -7,9 +7,11 @@ import { RunCommitOrder } from '../commit-order';
 import { NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN, UNFINISHED } from '../run-columns';
 import { runListQuery } from '../run-list-query';
 import type { Owner } from '../owner';
+import type { ReplayWithArtifacts } from '../replay-store';
 import type { Artifact, ListRunsOptions, RunStore } from '../run-store';
 import type { PgDatabase } from './database';
 import { NOTICE_CHANNEL, noticePayload } from './notices';
+import { replayInsert } from './replay-store';
 
 const INSERT_RUN = `INSERT INTO runs (${NEW_RUN_FIELDS.map((f) => RUN_COLUMNS[f]).join(', ')}, status)
   VALUES (${NEW_RUN_FIELDS.map((_, i) => `$${i + 1}`).join(', ')}, 'queued')`;
@@ -142,7 +144,7 @@ export class PgRunStore implements RunStore {
     return rows.map(toPendingArtifact);
   }
 
-  async importRun(row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[]): Promise<void> {
+  async importRun(row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[], replays: readonly ReplayWithArtifacts[] = []): Promise<void> {
     const parsed = RunRow.parse(row);
     await this.db.transaction(async (client) => {
       await client.query(INSERT_ROW, ROW_FIELDS.map((f) => parsed[f]));
@@ -158,6 +160,10 @@ export class PgRunStore implements RunStore {
       }
       for (const e of events) {
         await client.query('INSERT INTO events (run_id, seq, at, type, body) VALUES ($1, $2, $3, $4, $5)', [parsed.id, e.seq, e.at, e.type, JSON.stringify(e)]);
+      }
+      for (const r of replays) {
+        const { text, values } = replayInsert(r.record, r.artifacts);
+        await client.query(text, values);
       }
     });
   }

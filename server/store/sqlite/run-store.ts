@@ -8,7 +8,9 @@ import { headText, toArtifact, toPendingArtifact, type StoredArtifact } from '..
 import { NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN, UNFINISHED } from '../run-columns';
 import { runListQuery } from '../run-list-query';
 import type { Owner } from '../owner';
+import type { ReplayWithArtifacts } from '../replay-store';
 import type { Artifact, ListRunsOptions, RunStore } from '../run-store';
+import { replayInserts } from './replay-store';
 
 /** A row as SQLite gives it back (under the row's own field names): a boolean is stored as 0 or 1. */
 const StoredRunRow = RunRow.extend({ baseline: z.union([z.literal(0), z.literal(1)]).transform((stored) => stored === 1) });
@@ -49,11 +51,15 @@ export class SqliteRunStore implements RunStore {
       this.updateProgress.run({ ...runProgressOf(state), runId });
     });
     const insertRow = db.prepare(INSERT_ROW);
-    this.importTransaction = db.transaction((row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[]) => {
-      insertRow.run({ ...row, baseline: row.baseline ? 1 : 0 });
-      for (const a of artifacts) this.insertArtifact.run(row.id, a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer);
-      for (const e of events) this.insertEvent.run(row.id, e.seq, e.at, e.type, JSON.stringify(e));
-    });
+    const insertReplay = replayInserts(db);
+    this.importTransaction = db.transaction(
+      (row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[], replays: readonly ReplayWithArtifacts[]) => {
+        insertRow.run({ ...row, baseline: row.baseline ? 1 : 0 });
+        for (const a of artifacts) this.insertArtifact.run(row.id, a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer);
+        for (const e of events) this.insertEvent.run(row.id, e.seq, e.at, e.type, JSON.stringify(e));
+        for (const r of replays) insertReplay(r.record, r.artifacts);
+      },
+    );
   }
 
   async createRun(run: NewRunInput): Promise<void> {
@@ -132,8 +138,8 @@ export class SqliteRunStore implements RunStore {
     return rows.map(toPendingArtifact);
   }
 
-  async importRun(row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[]): Promise<void> {
-    this.importTransaction(RunRow.parse(row), events, artifacts);
+  async importRun(row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[], replays: readonly ReplayWithArtifacts[] = []): Promise<void> {
+    this.importTransaction(RunRow.parse(row), events, artifacts, replays);
   }
 }
 
