@@ -90,11 +90,11 @@ export const RequestErrorCode = z.enum([
   'call_not_found',
   /** A replay of a call that has not ended, or whose recorded request cannot be sent again as asked. */
   'call_not_replayable',
-  /** An imported bundle that is not JSON, not a planscope run bundle, or not of its schema (events aside). */
+  /** An imported bundle that is not JSON, not a planscope run bundle, not of its schema (events aside), or with a replay that is not of one of its calls. */
   'bundle_invalid',
   /** A run bundle of a format version this planscope does not read. */
   'bundle_version_unsupported',
-  /** An artifact of a bundle whose bytes do not have the size or SHA-256 the bundle states. */
+  /** An artifact of a bundle (the run's or a replay's) whose bytes do not have the size or SHA-256 the bundle states. */
   'bundle_hash_mismatch',
   /** A bundle whose events do not parse, are out of order, name an artifact it lacks, or do not fold to its Result. */
   'bundle_events_invalid',
