@@ -528,6 +528,21 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         expect(await runs.unfinishedRuns()).toEqual([]);
       });
 
+      it('stores the replays of its calls with it, their artifacts\' bytes as they were', async () => {
+        const { events, row, artifacts } = imported('r1');
+        const bytes = Buffer.from([0xc3, 0x28]);
+        const odd: PendingArtifact = { name: 'response.txt', mediaType: 'text/plain', buffer: bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
+        await runs.importRun(row, events, artifacts, [
+          { record: replayOf('r1', 'p1', 1), artifacts: [odd, prepareArtifact('thinking.txt', 'hmm')] },
+          { record: replayOf('r1', 'p2', 2), artifacts: [] },
+        ]);
+        expect(await replays.list('r1', 'synthesizer#2')).toEqual([replayOf('r1', 'p1', 1), replayOf('r1', 'p2', 2)]);
+        expect((await replays.artifactBytes('p1')).map((a) => [a.name, a.sha256, a.buffer.toString('hex')])).toEqual([
+          ['response.txt', odd.sha256, 'c328'],
+          ['thinking.txt', createHash('sha256').update('hmm').digest('hex'), Buffer.from('hmm').toString('hex')],
+        ]);
+      });
+
       it('stores nothing of it when any part fails, and refuses an id already stored', async () => {
         const { events, row, artifacts } = imported('r1');
         const twice = [...events, events.at(-1)!];
@@ -541,6 +556,15 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         expect(await runs.events('r2')).toEqual([]);
         expect(await runs.artifactBytes('r2')).toEqual([]);
         expect((await runs.getRun('r2'))?.status).toBe('queued');
+
+        // A replay the store refuses (an id it holds already) undoes the run's rows written before it.
+        await replays.add(replayOf('r2', 'taken', 1), []);
+        const clash = [{ record: replayOf('r3', 'p1', 1), artifacts: [] }, { record: replayOf('r3', 'taken', 2), artifacts: [] }];
+        expect(await appendOutcome(() => runs.importRun({ ...row, id: 'r3' }, events, artifacts, clash))).not.toBeNull();
+        expect(await runs.getRun('r3')).toBeNull();
+        expect(await runs.events('r3')).toEqual([]);
+        expect(await replays.list('r3', 'synthesizer#2')).toEqual([]);
+        expect(await replays.list('r2', 'synthesizer#2')).toEqual([replayOf('r2', 'taken', 1)]);
       });
     });
 
@@ -726,6 +750,11 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         expect(await replays.list('r1', 'synthesizer#9')).toEqual([]);
         expect(await replays.artifact('p1', 'thinking.txt')).toMatchObject({ content: 'hmm', bytes: 3, sha256: createHash('sha256').update('hmm').digest('hex') });
         expect(await replays.artifact('p3', 'response.txt')).toBeNull();
+        expect((await replays.artifactBytes('p1')).map((a) => [a.name, a.mediaType, a.sha256, a.buffer.toString('utf8')])).toEqual([
+          ['response.txt', 'text/plain', response.sha256, '{"claims":[]}'],
+          ['thinking.txt', 'text/plain', createHash('sha256').update('hmm').digest('hex'), 'hmm'],
+        ]);
+        expect(await replays.artifactBytes('p3')).toEqual([]);
 
         const other = await fixture.reopen();
         cleanups.push(() => other.close());
