@@ -15,6 +15,9 @@ const HOSTILE = '<img src=x onerror="window.__pwned = \'bundle\'">';
 test('download a run as a bundle, import it through the file picker, and open it', async ({ page, request }, testInfo) => {
   const id = await startRun(request, { task: TASK, model: 'offline' });
   const original = await settled(request, id);
+  // A replay of the planner call travels with the run.
+  const replays = `/api/runs/${id}/calls/${encodeURIComponent('planner#1')}/replays`;
+  expect((await request.post(replays, { data: {} })).status()).toBe(201);
 
   await page.goto(`/runs/${id}`);
   const downloading = page.waitForEvent('download');
@@ -25,6 +28,7 @@ test('download a run as a bundle, import it through the file picker, and open it
   await download.saveAs(file);
   const bundle = JSON.parse(fs.readFileSync(file, 'utf8')) as RunBundle;
   expect(bundle.result.id).toBe(id);
+  expect(bundle.replays?.map((r) => r.record.call)).toEqual(['planner#1']);
 
   await page.goto('/runs');
   await page.getByTestId('import-bundle').setInputFiles(file);
@@ -40,6 +44,10 @@ test('download a run as a bundle, import it through the file picker, and open it
   // The answer as the original showed it: the same grounding and the same citations.
   await expect(page.getByTestId('grounding-score')).toHaveAttribute('title', `grounding score ${original.check!.groundingScore.toFixed(2)}`);
   await expect(page.getByTestId('citation')).toHaveCount(original.check!.claims.flatMap((c) => c.citations).length);
+  // The planner call's replay panel lists the replay the original's did.
+  await page.getByTestId('llm-call-row').filter({ hasText: 'planner#1' }).getByTestId('llm-call-replay').click();
+  await expect(page.getByTestId('replay-row')).toHaveCount(1);
+  await expect(page.getByTestId('replay-result').getByTestId('replay-raw')).toHaveText(bundle.replays![0]!.record.reply!.content || '(empty)');
 
   await page.goto('/runs');
   await expect(page.getByTestId('imported-tag')).toHaveCount(1);
