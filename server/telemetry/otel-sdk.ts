@@ -81,7 +81,7 @@ function mirrorMetrics(provider: MeterProvider, metrics: RunMetrics): void {
       }),
     ]),
   ) as Record<HistogramKey, OtelHistogram>;
-  const gaugeKeys: GaugeKey[] = ['queued', 'running', 'sseClients'];
+  const gaugeKeys: GaugeKey[] = ['queued', 'running', 'awaitingApproval', 'sseClients'];
   for (const key of gaugeKeys) {
     meter
       .createObservableGauge(METRICS[key].otel, { unit: METRICS[key].unit, description: METRICS[key].help })

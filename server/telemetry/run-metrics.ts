@@ -30,6 +30,7 @@ export const METRICS = {
   cacheReuse: { name: 'planscope_cache_reuse_total', otel: 'planscope.cache.reuses', unit: '{step}', help: 'Steps answered by an unchanged earlier observation instead of a new read.' },
   queued: { name: 'planscope_runs_queued', otel: 'planscope.runs.queued', unit: '{run}', help: 'Runs waiting for a free slot.' },
   running: { name: 'planscope_runs_running', otel: 'planscope.runs.running', unit: '{run}', help: 'Runs in flight.' },
+  awaitingApproval: { name: 'planscope_runs_awaiting_approval', otel: 'planscope.runs.awaiting_approval', unit: '{run}', help: 'Runs waiting for a person to decide on their plan; they hold no slot.' },
   sseClients: { name: 'planscope_sse_clients', otel: 'planscope.sse.clients', unit: '{client}', help: 'Open Server-Sent Events streams of runs.' },
 } as const satisfies Record<string, MetricNames>;
 
@@ -37,7 +38,10 @@ export const HISTOGRAM_BUCKETS = { runDuration: RUN_SECONDS, llmCallDuration: CA
 
 export type CounterKey = 'runs' | 'tokens' | 'rejections' | 'stepFailures' | 'cacheReuse';
 export type HistogramKey = keyof typeof HISTOGRAM_BUCKETS;
-export type GaugeKey = 'queued' | 'running' | 'sseClients';
+export type GaugeKey = 'queued' | 'running' | 'awaitingApproval' | 'sseClients';
+
+/** The run status each run gauge counts. */
+const GAUGED_STATUS = { queued: 'queued', running: 'running', awaitingApproval: 'awaiting_approval' } as const;
 
 /** The OTLP side: the same updates, to OpenTelemetry instruments (server/telemetry/otel-sdk.ts). */
 export interface MetricMirror {
@@ -52,7 +56,7 @@ const MAX_PENDING_MIRROR_UPDATES = 10_000;
 
 interface RunState {
   model: string;
-  status: 'queued' | 'running';
+  status: (typeof GAUGED_STATUS)[keyof typeof GAUGED_STATUS];
   createdAt: number;
   calls: Map<string, CallLabel>;
 }
@@ -81,6 +85,7 @@ export class RunMetrics {
     this.cacheReuse,
     new Gauge(METRICS.queued, () => this.gauge('queued')),
     new Gauge(METRICS.running, () => this.gauge('running')),
+    new Gauge(METRICS.awaitingApproval, () => this.gauge('awaitingApproval')),
     new Gauge(METRICS.sseClients, () => this.gauge('sseClients')),
   ];
 
@@ -101,8 +106,9 @@ export class RunMetrics {
 
   gauge(key: GaugeKey): number {
     if (key === 'sseClients') return this.sse;
+    const status = GAUGED_STATUS[key];
     let count = 0;
-    for (const run of this.runs.values()) if (run.status === key) count += 1;
+    for (const run of this.runs.values()) if (run.status === status) count += 1;
     return count;
   }
 
@@ -131,7 +137,11 @@ export class RunMetrics {
     if (!run) return;
     switch (event.type) {
       case 'run_started':
+      case 'approval_decided':
         run.status = 'running';
+        return;
+      case 'approval_requested':
+        run.status = 'awaiting_approval';
         return;
       case 'llm_call_started':
         run.calls.set(event.call, event.label);

@@ -55,6 +55,9 @@ describe('approve plans before they run, through a fake Ollama server', () => {
     expect(Object.keys(waiting.observations)).toEqual([]);
     // Its bridge lease is given back too: the bridge stays open for the next run, with no run on it.
     expect(h.runtime.bridges.stats().bridges.map((b) => b.runs)).toEqual([0]);
+    // Counted as waiting for a person, not as in flight.
+    expect(h.runtime.telemetry.metrics.gauge('awaitingApproval')).toBe(1);
+    expect(h.runtime.telemetry.metrics.gauge('running')).toBe(0);
 
     const other = await h.run(ENDPOINT_TASK);
     expect(other.result.status).toBe('completed');
