@@ -20,6 +20,7 @@ test('download a run as a bundle, import it through the file picker, and open it
   expect((await request.post(replays, { data: {} })).status()).toBe(201);
 
   await page.goto(`/runs/${id}`);
+  await expect(page.getByTestId('fork-from-here').first()).toBeVisible();
   const downloading = page.waitForEvent('download');
   await page.getByTestId('download-bundle').click();
   const download = await downloading;
@@ -48,6 +49,8 @@ test('download a run as a bundle, import it through the file picker, and open it
   await page.getByTestId('llm-call-row').filter({ hasText: 'planner#1' }).getByTestId('llm-call-replay').click();
   await expect(page.getByTestId('replay-row')).toHaveCount(1);
   await expect(page.getByTestId('replay-result').getByTestId('replay-raw')).toHaveText(bundle.replays![0]!.record.reply!.content || '(empty)');
+  // Its workspace is not one to read here: nothing on the page offers to fork it.
+  await expect(page.getByTestId('fork-from-here')).toHaveCount(0);
 
   await page.goto('/runs');
   await expect(page.getByTestId('imported-tag')).toHaveCount(1);

@@ -41,7 +41,8 @@ export default async function RunPage({ params }: Params) {
   const traceUrl = traceLink(config.telemetry.traceUrl, parseTraceparent(created?.traceparent)?.traceId ?? null);
   const imported = row.importedFrom !== null && row.importedAt !== null ? { from: row.importedFrom, at: row.importedAt } : null;
   const [forks, rules] = await Promise.all([store.listRuns({ limit: FORKS_SHOWN, forkedFrom: id }), registry.planRulesInfo()]);
-  const fork = { rules, defaultModel: config.model, offlineModel: OFFLINE_MODEL, maxRoundsLimit: MAX_ROUNDS, forkRun };
+  // An imported run's workspace is not one to read here: the server refuses its forks, so the page offers none.
+  const fork = imported ? null : { rules, defaultModel: config.model, offlineModel: OFFLINE_MODEL, maxRoundsLimit: MAX_ROUNDS, forkRun };
   return (
     <RunView
       key={id}
