@@ -44,9 +44,37 @@ export async function importBundle(store: RunStore, text: string): Promise<Impor
   const view = checkEvents(bundle);
   const replays = checkReplays(bundle, view);
   const originalId = bundle.result.id;
-  const renamed = (await store.getRun(originalId)) !== null;
-  const id = renamed ? newRunId() : originalId;
   const from = describeSource(bundle.source);
+  const save = (id: string) => storeImported(store, bundle, { id, from, view, artifacts, replays });
+  const kept = (await store.getRun(originalId)) === null && (await storedUnlessTaken(store, originalId, () => save(originalId)));
+  const renamed = !kept;
+  const id = kept ? originalId : newRunId();
+  if (renamed) await save(id);
+  const message = renamed ? `Imported ${from} as ${id}: a run ${originalId} already exists here.` : `Imported ${from} as ${id}.`;
+  return { id, originalId, renamed, from, message };
+}
+
+/**
+ * Stores the run under its original id; false when another import of the
+ * same bundle took that id between the check and the commit (the
+ * transaction then left nothing, and the run goes under a new id).
+ */
+async function storedUnlessTaken(store: RunStore, id: string, save: () => Promise<void>): Promise<boolean> {
+  try {
+    await save();
+    return true;
+  } catch (error) {
+    if ((await store.getRun(id)) !== null) return false;
+    throw error;
+  }
+}
+
+/** The run, its events, artifacts and replays stored under `id`, in one transaction. */
+async function storeImported(
+  store: RunStore,
+  bundle: RunBundle,
+  { id, from, view, artifacts, replays }: { id: string; from: string; view: RunState; artifacts: PendingArtifact[]; replays: ReplayWithArtifacts[] },
+): Promise<void> {
   const owner = thisProcess();
   const row: RunRow = {
     id,
@@ -69,8 +97,6 @@ export async function importBundle(store: RunStore, text: string): Promise<Impor
   // Replay ids are the store's, not the run's: a bundle imported twice must not collide with itself.
   const stored = replays.map((r) => ({ ...r, record: { ...r.record, id: randomUUID(), runId: id } }));
   await store.importRun(row, bundle.events, artifacts, stored);
-  const message = renamed ? `Imported ${from} as ${id}: a run ${originalId} already exists here.` : `Imported ${from} as ${id}.`;
-  return { id, originalId, renamed, from, message };
 }
 
 function refuse(code: RequestErrorCode, message: string): never {

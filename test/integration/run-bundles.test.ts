@@ -198,6 +198,17 @@ describe.each<StoreKind>(['sqlite', 'postgresql'])('run bundles on %s', (kind) =
     expect(await h.runtime.store.listRuns({ limit: 10 })).toHaveLength(before);
   });
 
+  it('imports the same bundle twice at once: one keeps the id, the other is renamed, neither fails', async () => {
+    const h = await harness(kind);
+    const { id, bundle } = await exported(h);
+    const target = await otherStore(kind);
+    const text = JSON.stringify(bundle);
+    const outcomes = await Promise.all([importBundle(target.runs, text), importBundle(target.runs, text)]);
+    expect(outcomes.map((o) => o.renamed).sort()).toEqual([false, true]);
+    expect(new Set(outcomes.map((o) => o.id)).size).toBe(2);
+    for (const o of outcomes) expect(foldRun(await target.runs.events(o.id))).toEqual(foldRun(await h.runtime.store.events(id)));
+  });
+
   it('refuses each bad bundle with its code and leaves the store as it was', async () => {
     const h = await harness(kind);
     const { bundle } = await exported(h);
