@@ -7,6 +7,7 @@ import { defaultResource, resourceFromAttributes } from '@opentelemetry/resource
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { AlwaysOnSampler, BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { AGENT_NAME } from './conventions';
+import { reportExportFailures } from './export-failures';
 import { HISTOGRAM_BUCKETS, METRICS, type CounterKey, type GaugeKey, type HistogramKey, type RunMetrics } from './run-metrics';
 import { RunSpans, StagedIds, type RunSpansOptions } from './run-spans';
 import type { TelemetrySettings } from './settings';
@@ -39,7 +40,7 @@ export function startOtel(settings: TelemetrySettings, metrics: RunMetrics, span
 
   if (settings.traces) {
     const { url, protocol } = settings.traces;
-    const exporter = protocol === 'http/json' ? new JsonTraceExporter({ url }) : new ProtoTraceExporter({ url });
+    const exporter = reportExportFailures(protocol === 'http/json' ? new JsonTraceExporter({ url }) : new ProtoTraceExporter({ url }), 'trace', url);
     const ids = new StagedIds();
     const provider = new NodeTracerProvider({ resource, sampler, idGenerator: ids, spanProcessors: [new BatchSpanProcessor(exporter)] });
     spans = new RunSpans(provider.getTracer(AGENT_NAME), ids, spanOptions);
@@ -48,7 +49,7 @@ export function startOtel(settings: TelemetrySettings, metrics: RunMetrics, span
 
   if (settings.metrics) {
     const { url, protocol, intervalMs } = settings.metrics;
-    const exporter = protocol === 'http/json' ? new JsonMetricExporter({ url }) : new ProtoMetricExporter({ url });
+    const exporter = reportExportFailures(protocol === 'http/json' ? new JsonMetricExporter({ url }) : new ProtoMetricExporter({ url }), 'metric', url);
     const provider = new MeterProvider({ resource, readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: intervalMs })] });
     mirrorMetrics(provider, metrics);
     stops.push(() => provider.shutdown());

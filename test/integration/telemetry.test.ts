@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ISpan } from '@opentelemetry/otlp-transformer/build/src/trace/internal-types';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { EventOf, RunEvent } from '../../lib/events';
 import { parseTraceparent, spanIdFor, spanKey } from '../../server/telemetry/trace-context';
 import { answer, APP_ROOT, CANARY, endpointAnswer, ENDPOINT_TASK, plan, startHarness, type Harness } from '../support/harness';
@@ -282,6 +282,21 @@ describe('runs as OpenTelemetry traces (OTLP/HTTP, GenAI semantic conventions)',
     const traces = receiver.posts.filter((p) => p.path === '/v1/traces');
     expect(traces.length).toBeGreaterThan(0);
     for (const post of traces) expect(post.contentType).toBe('application/x-protobuf');
+  });
+
+  it('says on stderr when the collector refuses a batch, instead of dropping it silently', async () => {
+    const { h, receiver } = await tracedHarness();
+    receiver.answerWith(400);
+    const said: string[] = [];
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => said.push(String(chunk)) > 0);
+    try {
+      await h.run(TASK);
+      await h.runtime.close();
+    } finally {
+      stderr.mockRestore();
+    }
+    expect(receiver.posts.some((p) => p.path === '/v1/traces')).toBe(true);
+    expect(said.filter((line) => line.startsWith(`planscope: OTLP trace export to ${receiver.url}/v1/traces failed`))).toHaveLength(1);
   });
 
   it('sends nothing and records no trace context when no endpoint is configured', async () => {

@@ -24,16 +24,19 @@ export interface OtlpReceiver {
   spans(): ISpan[];
   /** Every metrics request received over OTLP/JSON. */
   metrics(): IExportMetricsServiceRequest[];
+  /** From now on every post is refused with this HTTP status (and still kept in `posts`); 200 accepts again. */
+  answerWith(status: number): void;
   close(): Promise<void>;
 }
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const posts: OtlpPost[] = [];
+  let status = 200;
   const server = createServer((req, res) => {
     void readBody(req).then((body) => {
       posts.push({ path: req.url ?? '', contentType: req.headers['content-type'] ?? '', body });
       const json = (req.headers['content-type'] ?? '').includes('json');
-      res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
+      res.writeHead(status, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
       res.end(json ? '{}' : '');
     });
   });
@@ -49,6 +52,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         (request.resourceSpans ?? []).flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans ?? [])),
       ),
     metrics: () => jsonBodies<IExportMetricsServiceRequest>('/v1/metrics'),
+    answerWith: (next) => {
+      status = next;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
