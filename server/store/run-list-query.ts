@@ -36,9 +36,9 @@ function filterConditions(filter: RunFilter, param: (value: string) => string, d
   if (filter.review === 'judged') where.push('human_verdicts > 0');
   if (filter.review === 'needs_review') where.push(`status = 'completed' AND human_verdicts = 0`);
   if (filter.q !== undefined) {
-    // SQLite's LIKE ignores the case of ASCII letters; PostgreSQL's ILIKE that of every letter.
+    // The case of every letter is ignored: PostgreSQL's ILIKE does so, SQLite's LIKE only for ASCII, hence fold_case (server/store/sqlite/db.ts).
     const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    where.push(`task ${dialect === 'sqlite' ? 'LIKE' : 'ILIKE'} ${param(pattern)} ESCAPE '\\'`);
+    where.push(dialect === 'sqlite' ? `fold_case(task) LIKE fold_case(${param(pattern)}) ESCAPE '\\'` : `task ILIKE ${param(pattern)} ESCAPE '\\'`);
   }
   return where;
 }

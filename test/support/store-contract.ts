@@ -341,7 +341,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
           ['judged', { task: 'How is the model ENDPOINT configured?' }, [...stamped(wholeRun()), verdict(wholeRun().length + 1)]],
           ['unjudged', { task: 'Why do 100% of retries_set fail?' }, stamped(wholeRun())],
           ['react', { task: 'Are 1000 retries set?', model: 'offline', baseline: true, strategy: 'react', profile: 'general' }, finished('failed', 'max_rounds_exceeded')],
-          ['cancelled', { task: 'Which model is used?', model: 'llama3.2:latest' }, finished('cancelled', 'cancelled')],
+          ['cancelled', { task: 'Which model is used for the Übersetzung?', model: 'llama3.2:latest' }, finished('cancelled', 'cancelled')],
           ['queued', { task: 'What does the planner do?' }, []],
         ];
         for (const [i, [id, overrides, events]] of seed.entries()) {
@@ -363,8 +363,9 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         expect(await ids({ review: 'judged' })).toEqual(['judged']);
         expect(await ids({ review: 'needs_review' })).toEqual(['unjudged']);
         expect(await runs.getRun('judged')).toMatchObject({ status: 'completed', humanVerdicts: 1 });
-        // Task words: a substring, ASCII case ignored; %, _ and \ are themselves, not patterns.
+        // Task words: a substring, the case of every letter ignored; %, _ and \ are themselves, not patterns.
         expect(await ids({ q: 'endpoint' })).toEqual(['judged']);
+        expect(await ids({ q: 'ÜBERSETZUNG' })).toEqual(['cancelled']);
         expect(await ids({ q: '100%' })).toEqual(['unjudged']);
         expect(await ids({ q: 'retries_set' })).toEqual(['unjudged']);
         expect(await ids({ q: 'retries' })).toEqual(['react', 'unjudged']);

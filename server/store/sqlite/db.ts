@@ -126,6 +126,8 @@ export function openDatabase(dataDir: string): Database.Database {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // SQLite's own LIKE and lower() fold ASCII letters only; the runs list's task search folds every letter, as PostgreSQL's ILIKE does.
+  db.function('fold_case', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
   migrate(db);
   return db;
 }
