@@ -186,7 +186,8 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-export const OFFLINE_MODEL = 'offline';
+/** The offline baseline's name, defined with the requests that may name it. */
+export { OFFLINE_MODEL } from '../lib/run-request';
 
 /** Spawn or connect, initialize and list tools, per extra MCP server (the bridge allows itself as long). */
 const TOOL_SERVER_CONNECT_TIMEOUT_MS = 20_000;
