@@ -176,7 +176,7 @@ const WORKER_COLUMNS: readonly Column[] = [
   { label: 'Ollama hosts and models' },
   { label: 'Workspace roots', width: 'w-[14rem]' },
   { label: 'Running runs', width: 'w-[12rem]' },
-  { label: 'Concurrency', width: 'w-[6rem]', num: true },
+  { label: 'Concurrency', width: 'w-[7.5rem]', num: true },
   { label: 'Last heartbeat', width: 'w-[8rem]' },
 ];
 
