@@ -7,6 +7,7 @@ import { servedModels, type WorkersResponse } from '../../lib/worker';
 import { ConfigError, loadConfig } from '../../server/config';
 import { thisProcess } from '../../server/store/owner';
 import { openDatabase } from '../../server/store/sqlite/db';
+import { openStores } from '../../server/store/stores';
 import { SqliteWorkerStore } from '../../server/store/sqlite/worker-store';
 import { startHeartbeat } from '../../server/workers/heartbeat';
 import { startThisWorker, workerRoots } from '../../server/workers/this-process';
@@ -42,6 +43,7 @@ function sqliteWorkers() {
   return new SqliteWorkerStore(db);
 }
 
+/** On SQLite, and in the `postgres` project on PostgreSQL (the harness's store). */
 describe('a runtime as a worker', () => {
   let h: Harness;
 
@@ -68,10 +70,11 @@ describe('a runtime as a worker', () => {
     await until(view, (r) => r.workers.some((w) => w.id === self.start && w.lastBeatAt > worker.lastBeatAt), 'a heartbeat after registering');
 
     await runtime.close();
-    // The store is closed with the runtime: what it recorded is read through another connection.
-    const db = openDatabase(h.dataDir);
-    cleanups.push(() => void db.close());
-    const reopened = new SqliteWorkerStore(db);
+    // The store is closed with the runtime: what it recorded is read through stores opened anew, as another process would.
+    const stores = openStores(runtime.config);
+    cleanups.push(() => stores.close());
+    await stores.ready;
+    const reopened = stores.workers;
     const recorded = (await reopened.list()).find((w) => w.id === self.start);
     expect(recorded?.stoppedAt).not.toBeNull();
     expect((await workersView(reopened, runtime.config.workers)).workers.find((w) => w.id === self.start)?.state).toBe('stopped');
