@@ -104,6 +104,24 @@ describe('startThisWorker', () => {
   });
 });
 
+describe('workersView', () => {
+  it('lists live workers first, then lost and stopped ones for an hour after their last sign of life', async () => {
+    const store = sqliteWorkers();
+    const now = Date.now();
+    const base = { host: 'box', pid: 1, concurrency: 1, hosts: [], workspaceRoots: ['/'], stoppedAt: null };
+    await store.register({ ...base, id: 'stopped-recently', startedAt: now - 4, lastBeatAt: now - 60_000, stoppedAt: now - 50_000 });
+    await store.register({ ...base, id: 'lost', startedAt: now - 3, lastBeatAt: now - 30_000 });
+    await store.register({ ...base, id: 'live', startedAt: now - 2, lastBeatAt: now - 500 });
+    await store.register({ ...base, id: 'stopped-long-ago', startedAt: now - 1, lastBeatAt: now - 3 * 3600_000, stoppedAt: now - 2 * 3600_000 });
+    const { workers } = await workersView(store, { heartbeatMs: 2000, lostAfterMs: 10_000 }, now);
+    expect(workers.map((w) => [w.id, w.state])).toEqual([
+      ['live', 'live'],
+      ['lost', 'lost'],
+      ['stopped-recently', 'stopped'],
+    ]);
+  });
+});
+
 describe('the heartbeat', () => {
   it('reports the runs it is given, and ends when the store refuses it (the worker was given up for lost)', async () => {
     const store = sqliteWorkers();
