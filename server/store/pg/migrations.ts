@@ -126,6 +126,9 @@ export const MIGRATIONS: readonly string[] = [
      updated_at BIGINT NOT NULL,
      body TEXT NOT NULL
    );`,
+  // Why a run waits now (a full bridge pool, a busy Ollama host), kept with the row as the rest of
+  // its fold so that the runs list can say it; null when it does not wait, and for runs stored before.
+  `ALTER TABLE runs ADD COLUMN waiting_reason TEXT, ADD COLUMN waiting_message TEXT;`,
 ];
 
 /** An arbitrary key that only planscope's migrations lock. */

@@ -116,6 +116,10 @@ const MIGRATIONS: string[] = [
      updated_at INTEGER NOT NULL,
      body TEXT NOT NULL
    );`,
+  // Why a run waits now (a full bridge pool, a busy Ollama host), kept with the row as the rest of
+  // its fold so that the runs list can say it; null when it does not wait, and for runs stored before.
+  `ALTER TABLE runs ADD COLUMN waiting_reason TEXT;
+   ALTER TABLE runs ADD COLUMN waiting_message TEXT;`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {
