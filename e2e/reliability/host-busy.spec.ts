@@ -6,8 +6,8 @@ import { Api, answer, plan, TASK } from './helpers';
 /**
  * The per-host bound on model calls on the production server (issue 18):
  * with one call at a time, a second run's planner call waits while the
- * first run's hangs at the fake, and the runs list says why it waits
- * (`host_busy`, naming the host); once the slot frees, the waiting run goes
+ * first run's hangs at the fake, and the runs list (and its page) say why
+ * it waits (`host_busy`, naming the host); once the slot frees, the waiting run goes
  * on and the reason leaves the list.
  */
 
@@ -26,13 +26,19 @@ test.afterAll(async () => {
   await fake?.close();
 });
 
-test('the runs list shows why a run waits for its Ollama host, until its call starts', async ({ page }) => {
+test('the runs list and the run page show why a run waits for its Ollama host, until its call starts', async ({ page }) => {
   test.setTimeout(90_000);
   const api = new Api(server!.url);
   const holder = await api.startRun({ task: `${TASK} (holds the host)` });
   await api.waitForEvent(holder, 'the planner call', (e) => e.type === 'llm_call_started');
   const waiting = await api.startRun({ task: `${TASK} (waits for the host)` });
   await api.waitForEvent(waiting, 'the wait', (e) => e.type === 'run_waiting' && e.reason === 'host_busy');
+
+  // Its own page says it too: running, waiting for the model.
+  await page.goto(`${server!.url}/runs/${waiting}`);
+  await expect(page.getByTestId('run-status')).toContainText('running');
+  await expect(page.getByTestId('run-waiting')).toContainText('Waiting for the model');
+  await expect(page.getByTestId('run-waiting')).toContainText('host_busy');
 
   await page.goto(`${server!.url}/runs`);
   const row = page.locator(`tr[data-run-id="${waiting}"]`);
