@@ -75,6 +75,11 @@ export class HostSlots {
     });
   }
 
+  /** Calls waiting for a slot at `host` now. */
+  queued(host: string): number {
+    return this.hosts.get(host)?.waiters.length ?? 0;
+  }
+
   private queueOf(host: string): HostQueue {
     let queue = this.hosts.get(host);
     if (!queue) {

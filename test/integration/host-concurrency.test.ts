@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config';
+import { processHostSlots } from '../../server/llm/host-slots';
 import { APP_ROOT, endpointAnswer, ENDPOINT_TASK, generalPlan, plan, readStep, reasonStep, startHarness, until, type Harness } from '../support/harness';
 
 /**
@@ -101,5 +102,23 @@ describe('the per-host bound on model calls', () => {
 
     runtime.registry.cancel(holding);
     expect((await runtime.registry.waitFor(holding)).status).toBe('cancelled');
+  });
+
+  it('makes a replay of a recorded call wait for a slot as a run\'s call does', async () => {
+    // The second planner reply is slow: the replay is asked for while it is being written.
+    const slow = { content: plan('src/config.ts'), delayMs: 2000 };
+    h = await startHarness({ planner: [{ content: plan('src/config.ts') }, slow], synthesizer: [{ content: endpointAnswer() }] }, { PLANSCOPE_REVIEW: 'false' });
+    const runtime = h.runtime;
+    const recorded = await h.run(ENDPOINT_TASK);
+    expect(recorded.result.status).toBe('completed');
+    const holding = await start(h);
+    await until('a run to hold the slot', () => h!.fake.chats.inFlight === 1);
+    const replay = runtime.replayer.replay(recorded.id, 'planner#1', {}, new AbortController().signal);
+    await until('the replay to wait for the slot', () => processHostSlots.queued(h!.fake.url) === 1);
+
+    const batch = await replay;
+    expect(batch.replays.map((r) => r.status)).toEqual(['ok']);
+    expect((await runtime.registry.waitFor(holding)).status).toBe('completed');
+    expect(h.fake.chats.mostAtOnce).toBe(1);
   });
 });

@@ -164,13 +164,22 @@ export async function startFakeOllama(script: FakeScript = {}, opts: { port?: nu
   };
 }
 
-/** A chat counts from its request's arrival until its response has ended or its client has gone. */
+/**
+ * A chat counts from its request's arrival until its response is handed to
+ * the network in full (before its client can have read the end of it and
+ * sent another), or its client has gone.
+ */
 function countChat(res: ServerResponse, chats: ChatCount): void {
   chats.inFlight += 1;
   chats.mostAtOnce = Math.max(chats.mostAtOnce, chats.inFlight);
-  res.once('close', () => {
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
     chats.inFlight -= 1;
-  });
+  };
+  res.once('finish', end);
+  res.once('close', end);
 }
 
 /** Checks the shape of a script read from JSON, so a typo fails loudly instead of being ignored. */
