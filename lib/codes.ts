@@ -58,7 +58,7 @@ export const RunErrorCode = z.enum([
 ]);
 export type RunErrorCode = z.infer<typeof RunErrorCode>;
 
-/** Why a run that has not started yet is waiting (besides its place in the queue of runs). */
+/** Why a run is waiting: one not started yet (besides its place in the queue of runs), or a running one's next model call. */
 export const WaitReason = z.enum([
   /** Every workspace bridge the pool may hold (PLANSCOPE_MAX_BRIDGES) is in use by another run. */
   'bridge_pool_full',
@@ -68,6 +68,8 @@ export const WaitReason = z.enum([
   'no_worker_for_model',
   /** No live worker that serves the run's model has a workspace root the run's workspace lies in. */
   'no_worker_for_workspace',
+  /** A running run's next model call waits: its Ollama host already has PLANSCOPE_HOST_CONCURRENCY calls in flight (others' among them). */
+  'host_busy',
 ]);
 export type WaitReason = z.infer<typeof WaitReason>;
 

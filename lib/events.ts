@@ -25,6 +25,12 @@ export const RunLimits = z.object({
   readAhead: z.boolean().default(false),
   /** Further Synthesizer calls after an answer that does not parse; runs recorded before it existed made none. */
   synthesisRetries: z.int().min(0).default(0),
+  /**
+   * Each call asks for the smallest context step its prompt and reply fit
+   * (capped by num_ctx and the model's context length), never less than the
+   * run asked for before (PLANSCOPE_NUM_CTX_AUTO); absent: every call asks for num_ctx.
+   */
+  numCtxAuto: z.boolean().optional(),
 });
 export type RunLimits = z.infer<typeof RunLimits>;
 

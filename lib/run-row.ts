@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorInfo } from './codes';
+import { ErrorInfo, WaitReason } from './codes';
 import { PlanProfile, RunStatus, Strategy } from './events';
 import { attemptsOf, type RunState } from './run-state';
 
@@ -56,6 +56,9 @@ export const RunProgress = z.object({
   lastSeq: z.number().int(),
   /** People's verdicts given on the run, superseded ones included: 0 is a run nobody has judged yet. */
   humanVerdicts: z.number().int().min(0),
+  /** Why the run waits now (the fold's `waiting`), so that the runs list can say it; null when it does not. */
+  waitingReason: WaitReason.nullable().default(null),
+  waitingMessage: z.string().nullable().default(null),
 });
 export type RunProgress = z.infer<typeof RunProgress>;
 
@@ -79,5 +82,7 @@ export function runProgressOf(state: RunState): RunProgress {
     errorCode: state.error?.code ?? null,
     lastSeq: state.lastSeq,
     humanVerdicts: state.humanVerdicts.history.length,
+    waitingReason: state.waiting?.reason ?? null,
+    waitingMessage: state.waiting?.message ?? null,
   };
 }

@@ -107,7 +107,7 @@ export interface RunState extends RunCreated {
   /** Whether each accepted plan waits for a person's approval (`run_created`'s `approval`). */
   approval: ApprovalMode | null;
   status: RunStatus;
-  /** Why a queued run is not running yet; null once it starts or ends, or when it never waited. */
+  /** Why a queued run is not running yet, or a running run's next model call waits; null once it starts, its next call starts, or it ends. */
   waiting: (Omit<EventOf<'run_waiting'>, Envelope> & { since: number }) | null;
   createdAt: number | null;
   startedAt: number | null;
@@ -207,6 +207,8 @@ function reduce(s: RunState, e: RunEvent): RunState {
     case 'llm_call_started':
       return {
         ...s,
+        // A call under way: whatever the run waited for (a call slot at its host) is over.
+        waiting: null,
         llmCalls: [
           ...s.llmCalls,
           {

@@ -52,6 +52,8 @@ const Env = z.object({
   PLANSCOPE_CALL_TIMEOUT_MS: int(100, 3600 * 1000, 5 * 60 * 1000),
   /** The timeout of a call made while its model is not loaded (`/api/ps`): loading can take minutes. */
   PLANSCOPE_LOAD_TIMEOUT_MS: int(100, 3600 * 1000, 10 * 60 * 1000),
+  /** Model calls in flight at one Ollama host at most, across this process's runs; unset: `DEFAULT_HOST_CONCURRENCY`. */
+  PLANSCOPE_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   PLANSCOPE_MAX_FILE_BYTES: int(1, 64 * 1024 * 1024, 256 * 1024),
   PLANSCOPE_MAX_LIST_ENTRIES: int(1, 100_000, 2000),
   PLANSCOPE_STEP_CONCURRENCY: int(1, 32, 4),
@@ -68,6 +70,8 @@ const Env = z.object({
   PLANSCOPE_NUM_PREDICT: NumPredict.optional(),
   PLANSCOPE_TEMPERATURE: Temperature.optional(),
   PLANSCOPE_NUM_CTX: int(512, 1_048_576, 8192),
+  /** Each call's `num_ctx` sized to its prompt (a step of 2048, 4096, ...), PLANSCOPE_NUM_CTX the cap. */
+  PLANSCOPE_NUM_CTX_AUTO: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   /**
    * Ollama `keep_alive` on every call of a run, so the model stays loaded
    * between the planner and the synthesizer: a duration (`30m`, `1h30m`) or
@@ -113,6 +117,8 @@ export interface Config {
   keepAlive: string | number;
   /** The timeout of a call made while its model is not loaded; the per-call timeout when longer. */
   loadTimeoutMs: number;
+  /** Model calls in flight at one Ollama host at most; the rest wait their turn, first come first served. */
+  hostConcurrency: number;
   workspace: string;
   /**
    * The allow-list of workspaces (`PLANSCOPE_WORKSPACE_ROOTS`), as real
@@ -201,6 +207,15 @@ export class ConfigError extends Error {
 /** The offline baseline's name, defined with the requests that may name it. */
 export { OFFLINE_MODEL } from '../lib/run-request';
 
+/**
+ * Calls at once per Ollama host when PLANSCOPE_HOST_CONCURRENCY is unset.
+ * The host's own parallelism (OLLAMA_NUM_PARALLEL) would be the right
+ * default, but Ollama reports it on none of its endpoints (`/api/ps`,
+ * `/api/show`, `/api/version`), so it is 1: one GPU, one call, which is
+ * what a default Ollama on a small GPU does anyway.
+ */
+export const DEFAULT_HOST_CONCURRENCY = 1;
+
 /** Spawn or connect, initialize and list tools, per extra MCP server (the bridge allows itself as long). */
 const TOOL_SERVER_CONNECT_TIMEOUT_MS = 20_000;
 
@@ -237,6 +252,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     model: e.PLANSCOPE_MODEL,
     keepAlive: e.PLANSCOPE_KEEP_ALIVE,
     loadTimeoutMs: e.PLANSCOPE_LOAD_TIMEOUT_MS,
+    hostConcurrency: e.PLANSCOPE_HOST_CONCURRENCY ?? DEFAULT_HOST_CONCURRENCY,
     workspace: path.resolve(appRoot, e.PLANSCOPE_WORKSPACE ?? 'sample-workspace'),
     workspaceRoots: e.PLANSCOPE_WORKSPACE_ROOTS === undefined ? null : parseWorkspaceRoots(e.PLANSCOPE_WORKSPACE_ROOTS, appRoot),
     dataDir: path.resolve(appRoot, e.PLANSCOPE_DATA_DIR),
@@ -264,6 +280,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       readAhead: e.PLANSCOPE_READ_AHEAD,
       maxEvidenceChars: e.PLANSCOPE_MAX_EVIDENCE_CHARS,
       synthesisRetries: e.PLANSCOPE_SYNTH_RETRIES,
+      ...(e.PLANSCOPE_NUM_CTX_AUTO && { numCtxAuto: true }),
     },
     maxSteps: { file: e.PLANSCOPE_MAX_STEPS, general: e.PLANSCOPE_GENERAL_MAX_STEPS },
     toolBudget: e.PLANSCOPE_TOOL_BUDGET ?? null,

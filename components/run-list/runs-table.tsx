@@ -100,6 +100,12 @@ function RunRow({ run, now, tabStop, onFocus }: { run: RunSummary; now: number |
             {run.errorCode}
           </div>
         )}
+        {run.waitingReason !== null && (
+          <div className="mt-1 text-[10px] text-amber-800 dark:text-amber-300" data-testid="run-waiting-reason" title={run.waitingMessage ?? run.waitingReason}>
+            <span className="font-mono">waiting: {run.waitingReason}</span>
+            {run.waitingMessage && <span className="line-clamp-2 break-anywhere">{run.waitingMessage}</span>}
+          </div>
+        )}
         {run.humanVerdicts > 0 && (
           <div className="mt-1 truncate text-[10px] text-violet-800 dark:text-violet-300" data-testid="run-judged">
             {run.humanVerdicts} human verdict{run.humanVerdicts === 1 ? '' : 's'}

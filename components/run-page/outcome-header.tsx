@@ -165,7 +165,7 @@ export function OutcomeHeader({
             data-testid="run-waiting"
             className="mt-3 rounded border border-amber-300 bg-amber-50 px-2.5 py-2 text-xs text-amber-950 dark:border-amber-800 dark:bg-amber-950/60 dark:text-amber-100"
           >
-            <span className="mr-2 font-semibold">Waiting to start</span>
+            <span className="mr-2 font-semibold">{view.status === 'queued' ? 'Waiting to start' : 'Waiting for the model'}</span>
             <code className="mr-2 font-mono">{view.waiting.reason}</code>
             <span className="whitespace-pre-wrap break-anywhere">{view.waiting.message}</span>
           </div>

@@ -85,6 +85,17 @@ export function withLessEvidence(input: StageInput, overshootTokens?: number): S
   return { ...input, maxEvidenceChars: Math.max(0, next) };
 }
 
+/**
+ * A planner's input with the first half of the workspace listing: the
+ * shorter prompt a planner whose prompt Ollama cut is asked with once more
+ * (its listing is what makes it long); null for other inputs, and for a
+ * listing too short to halve.
+ */
+export function withFewerFiles(input: StageInput): StageInput | null {
+  if ((input.kind !== 'plan' && input.kind !== 'general-plan') || input.files.length < 2) return null;
+  return { ...input, files: input.files.slice(0, Math.ceil(input.files.length / 2)) };
+}
+
 /** About what the evidence takes as the prompt shows it: its text, and a line-number prefix a line. */
 function renderedEvidenceChars(input: StageInput & { maxEvidenceChars: number }): number {
   const texts =
@@ -112,6 +123,27 @@ export function evidentlyCut(promptTokens: number | null, numCtx: number): boole
 
 /** Ollama keeps a few tokens short of the window when it truncates (room for the first generated token). */
 const CUT_SLACK_TOKENS = 8;
+
+/**
+ * Context sizes a call sized to its prompt asks for: doublings from 2048,
+ * so that a run's calls share a few sizes (Ollama reloads the model when
+ * `num_ctx` changes) rather than each asking for its own.
+ */
+const CONTEXT_STEPS = Array.from({ length: 10 }, (_, i) => 2048 * 2 ** i);
+
+/**
+ * `num_ctx` sized to the prompt (PLANSCOPE_NUM_CTX_AUTO): the smallest step
+ * the prompt's estimate and `num_predict` fit, never less than `floor` (the
+ * most the run has asked for so far: a smaller context would reload the
+ * model), and never more than the options' `num_ctx` (the configured value
+ * within the model's context length). A prompt larger than that cap gets
+ * the cap, and is fitted to it as any other.
+ */
+export function sizedToPrompt(input: StageInput, options: CallOptions, floor: number): CallOptions {
+  const needed = estimatePromptTokens(renderPrompt(input)) + options.numPredict;
+  const step = CONTEXT_STEPS.find((size) => size >= needed) ?? options.numCtx;
+  return { ...options, numCtx: Math.min(options.numCtx, Math.max(step, floor)) };
+}
 
 /** The call's options with `num_ctx` no larger than what the model can take (its `/api/show` context length). */
 export function withinContextLength(options: CallOptions, contextLength: number | null | undefined): CallOptions {

@@ -1,9 +1,10 @@
 import type { CallOptions } from '../../lib/events';
 import { renderPrompt } from '../llm/prompts';
 import type { StageInput } from '../llm/stage-input';
+import type { SlotRelease } from '../llm/host-slots';
 import { ModelCallError, type Model, type ModelReply, type ModelRequest } from '../llm/types';
 import { inSpan, spanKey } from '../telemetry/trace-context';
-import { evidentlyCut, fitPrompt, withinContextLength, withLessEvidence, type FittedPrompt } from './context-budget';
+import { evidentlyCut, fitPrompt, sizedToPrompt, withFewerFiles, withinContextLength, withLessEvidence, type Fit, type FittedPrompt } from './context-budget';
 import type { RunContext } from './context';
 
 export type CallRequest = Pick<ModelRequest, 'label' | 'onContent'> & { input: StageInput; round: number | null };
@@ -12,24 +13,26 @@ export type CallRequest = Pick<ModelRequest, 'label' | 'onContent'> & { input: S
  * One model call, kept inside the context window: the prompt is fitted to
  * `num_ctx` before it is sent (its evidence cut down if need be), and a
  * reply Ollama evidently read a cut prompt for is not trusted: the call is
- * made once more with half the evidence, and fails with
- * `context_exceeded` when that is cut too or there is no evidence to cut.
+ * made once more with half the evidence (a planner's: half the workspace
+ * file list), and fails with `context_exceeded` when that is cut too or
+ * there is nothing to cut.
  */
 export async function callModel(ctx: RunContext, request: CallRequest): Promise<{ call: string; reply: ModelReply }> {
-  const options = withinContextLength(ctx.callOptions[request.label], ctx.model.contextLength);
-  const first = await callOnce(ctx, request, options);
+  const base = withinContextLength(ctx.callOptions[request.label], ctx.model.contextLength);
+  const first = await callOnce(ctx, request, base);
   if (!first.truncated) return first;
-  const smaller = withLessEvidence(first.input);
-  if (smaller) {
-    const second = await callOnce(ctx, { ...request, input: smaller }, options);
-    if (!second.truncated) return second;
-  }
+  const smaller = withLessEvidence(first.input) ?? withFewerFiles(first.input);
+  const second = smaller ? await callOnce(ctx, { ...request, input: smaller }, base) : null;
+  if (second && !second.truncated) return second;
+  const last = second ?? first;
   throw new ModelCallError(
     'context_exceeded',
-    `Ollama cut the ${request.label}'s prompt to fit num_ctx ${options.numCtx} (it read ${first.reply.promptTokens} tokens)` +
-      `${smaller ? ', even with half the evidence' : ''}, so its reply is not trusted. Raise PLANSCOPE_NUM_CTX (within the model's context length) or ask about fewer files.`,
+    `Ollama cut the ${request.label}'s prompt to fit num_ctx ${last.options.numCtx} (it read ${last.reply.promptTokens} tokens)` +
+      `${smaller ? `, even with half the ${'maxEvidenceChars' in smaller ? 'evidence' : 'workspace file list'}` : ''}, so its reply is not trusted. Raise PLANSCOPE_NUM_CTX (within the model's context length) or ask about fewer files.`,
   );
 }
+
+type CallMade = { call: string; reply: ModelReply; truncated: boolean; input: FittedPrompt['input']; options: CallOptions };
 
 /**
  * One recorded LLM call: label and number (`planner#1`), model, host
@@ -37,19 +40,42 @@ export async function callModel(ctx: RunContext, request: CallRequest): Promise<
  * raw prompt and raw response kept as artifacts whatever happens, including
  * an empty or failed response.
  */
-async function callOnce(
-  ctx: RunContext,
-  request: CallRequest,
-  options: CallOptions,
-): Promise<{ call: string; reply: ModelReply; truncated: boolean; input: FittedPrompt['input'] }> {
+async function callOnce(ctx: RunContext, request: CallRequest, base: CallOptions): Promise<CallMade> {
+  // A prompt that cannot fit is never sent, so it waits for no slot at the host.
+  const release = prepare(ctx, request.input, base).fit?.ok === false ? null : await takeHostSlot(ctx);
+  try {
+    return await callInSlot(ctx, request, base);
+  } finally {
+    release?.();
+  }
+}
+
+/**
+ * What a call made now asks for: `num_ctx` sized to its prompt when the run
+ * asks so (never below what the run's calls asked for before), and its
+ * prompt fitted to that. The offline baseline has no context window: it
+ * answers from the whole input.
+ */
+function prepare(ctx: RunContext, input: StageInput, base: CallOptions): { options: CallOptions; fit: Fit | null } {
+  if (ctx.model.baseline) return { options: base, fit: null };
+  const options = ctx.limits.numCtxAuto ? sizedToPrompt(input, base, largestContext(ctx)) : base;
+  return { options, fit: fitPrompt(input, options) };
+}
+
+/** The most context the run's calls have asked for so far; 0 before its first. */
+function largestContext(ctx: RunContext): number {
+  return ctx.recorder.view.llmCalls.reduce((most, c) => Math.max(most, c.options?.numCtx ?? 0), 0);
+}
+
+async function callInSlot(ctx: RunContext, request: CallRequest, base: CallOptions): Promise<CallMade> {
   const { model, recorder } = ctx;
   // A model not in memory loads first, which can take far longer than the answer: its call gets the load timeout.
   // Asked before the call is numbered: numbering and recording its start stay one synchronous step, so calls made at once get distinct numbers.
   const loading = (await model.isLoaded?.()) === false;
   const timeoutMs = loading ? Math.max(ctx.limits.callTimeoutMs, model.loadTimeoutMs ?? 0) : ctx.limits.callTimeoutMs;
+  // Decided with the numbering, in one synchronous step: a call of the run started meanwhile may have asked for more context.
+  const { options, fit } = prepare(ctx, request.input, base);
   const call = `${request.label}#${recorder.view.llmCalls.length + 1}`;
-  // The offline baseline has no context window: it answers from the whole input.
-  const fit = model.baseline ? null : fitPrompt(request.input, options);
   // Rendered once: the prompt recorded is the prompt sent.
   const { prompt, input } = fit?.ok ? fit.fitted : { prompt: renderPrompt(request.input), input: request.input };
   recorder.emit({
@@ -110,7 +136,7 @@ async function callOnce(
     );
     const truncated = !model.baseline && evidentlyCut(reply.promptTokens, options.numCtx);
     finish(reply, null, truncated);
-    return { call, reply, truncated, input };
+    return { call, reply, truncated, input, options };
   } catch (thrown) {
     const relabelled = relabelAbort(ctx, thrown as ModelCallError);
     const error = loading && relabelled.code === 'timeout' && !ctx.signal.aborted
@@ -118,6 +144,38 @@ async function callOnce(
       : relabelled;
     finish(error.partial, error);
     throw error;
+  }
+}
+
+/**
+ * One of the host's call slots, or null for a model whose calls are not
+ * bounded. A run waiting on other runs' calls says so once (`host_busy`,
+ * cleared by its next `llm_call_started`); one queued behind its own calls
+ * only is not waiting on anyone. Cancelled or out of time while waiting: the
+ * call fails as a call cut short does.
+ */
+async function takeHostSlot(ctx: RunContext): Promise<SlotRelease | null> {
+  const { model, recorder } = ctx;
+  if (!model.takeSlot) return null;
+  try {
+    return await model.takeSlot({
+      owner: recorder,
+      signal: ctx.signal,
+      onWait: ({ ahead, othersAhead, limit }) => {
+        if (!othersAhead || recorder.view.waiting !== null) return;
+        recorder.emit({
+          type: 'run_waiting',
+          reason: 'host_busy',
+          message:
+            `Ollama at ${model.host ?? 'its host'} is busy: ${ahead} call${ahead === 1 ? '' : 's'} ahead of this run's next one ` +
+            `(PLANSCOPE_HOST_CONCURRENCY=${limit} at once); it starts when one ends.`,
+        });
+      },
+    });
+  } catch {
+    throw ctx.abortReason() === 'timeout'
+      ? new ModelCallError('timeout', `The run hit its time limit of ${Math.round(ctx.limits.runTimeoutMs / 1000)} s while waiting for a call slot at Ollama.`)
+      : new ModelCallError('cancelled', 'The run was cancelled while waiting for a call slot at Ollama.');
   }
 }
 

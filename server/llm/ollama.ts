@@ -2,6 +2,7 @@ import { Ollama, type ChatRequest, type ChatResponse } from 'ollama';
 import { maskHost, maskUrlsInText } from '../../lib/mask';
 import { currentTraceparent } from '../telemetry/trace-context';
 import { ollamaErrorHint } from './error-hints';
+import type { HostSlots } from './host-slots';
 import { splitThinkBlock, thinkBlockFilter } from './think-block';
 import { ModelCallError, type Model, type ModelReply, type ModelRequest } from './types';
 
@@ -14,6 +15,8 @@ export interface OllamaModelOptions {
   keepAlive?: string | number;
   /** The timeout of a call made while the model is not in memory (`/api/ps`). */
   loadTimeoutMs?: number;
+  /** Calls in flight at this host at most, across the process's runs (`slots`); unbounded without. */
+  hostSlots?: { slots: HostSlots; limit: number };
 }
 
 /** `/api/ps` is answered from memory: a server that takes longer is too busy to say. */
@@ -28,6 +31,7 @@ export function createOllamaModel(opts: OllamaModelOptions): Model {
     complete: (request) => streamChat(opts, request),
     isLoaded: () => isLoaded(opts),
     ...(opts.loadTimeoutMs !== undefined && { loadTimeoutMs: opts.loadTimeoutMs }),
+    ...(opts.hostSlots && { takeSlot: (options) => opts.hostSlots!.slots.take(opts.host, { ...options, limit: opts.hostSlots!.limit }) }),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ModelErrorCode } from '../../lib/codes';
 import type { CallLabel, CallOptions } from '../../lib/events';
 import type { ChatMessage } from '../../lib/replay';
+import type { SlotRelease, TakeSlotOptions } from './host-slots';
 import type { JsonSchema, StageInput } from './stage-input';
 
 export type { ChatMessage } from '../../lib/replay';
@@ -74,6 +75,11 @@ export interface Model {
   isLoaded?(): Promise<boolean | null>;
   /** A call on a model not in memory waits this long at least: loading a model can take far longer than answering. */
   readonly loadTimeoutMs?: number;
+  /**
+   * Waits for one of its host's call slots (PLANSCOPE_HOST_CONCURRENCY);
+   * absent where calls are not bounded (the baseline runs in this process).
+   */
+  takeSlot?(options: Omit<TakeSlotOptions, 'limit'>): Promise<SlotRelease>;
   /** Throws ModelCallError for every failure it can name. */
   complete(request: ModelRequest): Promise<ModelReply>;
 }

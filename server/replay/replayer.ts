@@ -7,7 +7,7 @@ import { PLAN_PROFILES } from '../engine/profiles';
 import { planRules } from '../engine/profiles/profile';
 import { RequestError } from '../http/request-error';
 import { resolveModel } from '../llm/resolve';
-import type { Model, ModelCallError } from '../llm/types';
+import { ModelCallError, type Model } from '../llm/types';
 import type { RunTools } from '../runs/registry';
 import { prepareArtifact, type PendingArtifact } from '../store/artifact';
 import type { ReplayStore } from '../store/replay-store';
@@ -16,7 +16,7 @@ import { judgeReply, type JudgeRules } from './judge';
 import { loadRecordedCall, type RecordedCall } from './recorded-call';
 
 export interface ReplayerDeps {
-  config: Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeoutMs' | 'pathPolicy' | 'callOptions' | 'limits' | 'maxReplayRepeats'>;
+  config: Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeoutMs' | 'hostConcurrency' | 'pathPolicy' | 'callOptions' | 'limits' | 'maxReplayRepeats'>;
   runs: RunStore;
   replays: ReplayStore;
   /** The tools plans may name, for judging a general plan as its run was. */
@@ -92,10 +92,19 @@ export class Replayer {
     return loadRecordedCall(this.deps.runs, runId, call, this.deps.config.callOptions);
   }
 
-  /** One replay's call through the model adapter runs use, bounded by the per-call timeout; a failure keeps what had streamed. */
+  /**
+   * One replay's call through the model adapter runs use, bounded by the
+   * per-call timeout, in one of its host's call slots as a run's call is (a
+   * replay repeated ten times must not crowd the runs off the GPU); a failure
+   * keeps what had streamed.
+   */
   private async send(model: Model, recorded: RecordedCall, settings: ReplaySettings, signal: AbortSignal): Promise<{ reply: ReplayReply; error: ModelCallError | null }> {
     const started = performance.now();
+    let release: (() => void) | undefined;
     try {
+      release = await model.takeSlot?.({ owner: recorded, signal }).catch(() => {
+        throw new ModelCallError('cancelled', 'The replay was cancelled while waiting for a call slot at Ollama.');
+      });
       const reply = await sendToModel(model, {
         label: recorded.view.label,
         input: recorded.input,
@@ -110,6 +119,8 @@ export class Replayer {
       const error = thrown as ModelCallError;
       const partial = { doneReason: null, promptTokens: null, evalTokens: null, loadDurationNs: null, durationMs: performance.now() - started };
       return { reply: { ...error.partial, ...partial }, error };
+    } finally {
+      release?.();
     }
   }
 

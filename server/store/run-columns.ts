@@ -27,6 +27,8 @@ export const RUN_COLUMNS = {
   errorCode: 'error_code',
   lastSeq: 'last_seq',
   humanVerdicts: 'human_verdicts',
+  waitingReason: 'waiting_reason',
+  waitingMessage: 'waiting_message',
 } as const satisfies Record<keyof RunRow, string>;
 
 /** A whole row, under the row's own field names. */

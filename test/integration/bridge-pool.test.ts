@@ -33,7 +33,8 @@ describe('the bridge pool', () => {
   it('holds at most PLANSCOPE_MAX_BRIDGES bridges: a third workspace waits for a slot, visibly, and then runs', async () => {
     h = await startHarness(
       { planner: [{ content: plan('src/config.ts'), delayMs: 400 }], synthesizer: [{ content: ANSWER }] },
-      { PLANSCOPE_MAX_BRIDGES: '2', PLANSCOPE_MAX_CONCURRENT_RUNS: '3', PLANSCOPE_REVIEW: 'false' },
+      // The host's call slots are not what this test is about: each run's only waiting is for a bridge.
+      { PLANSCOPE_MAX_BRIDGES: '2', PLANSCOPE_MAX_CONCURRENT_RUNS: '3', PLANSCOPE_REVIEW: 'false', PLANSCOPE_HOST_CONCURRENCY: '3' },
     );
     const runtime = h.runtime;
     let mostInPool = 0;

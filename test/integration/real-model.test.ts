@@ -100,14 +100,19 @@ describe('a prompt Ollama cut to fit num_ctx (prompt_eval_count reaching it)', (
     expect(again!.promptChars).toBeLessThan(cut!.promptChars);
   });
 
-  it('fails with context_exceeded when the cut prompt has no evidence to give up (a planner)', async () => {
+  it('fails a planner with context_exceeded when its prompt is cut even with half the workspace file list', async () => {
     h = await startHarness({ charsPerToken: 0.25 }, { PLANSCOPE_NUM_CTX: '4096' });
     const { result } = await h.run(ENDPOINT_TASK);
 
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('context_exceeded');
-    expect(result.llmCalls).toMatchObject([{ label: 'planner', truncated: true, status: 'ok' }]);
-    expect(chats(h)).toHaveLength(1);
+    expect(result.error?.message).toContain('even with half the workspace file list');
+    expect(result.llmCalls).toMatchObject([
+      { label: 'planner', truncated: true, status: 'ok' },
+      { label: 'planner', truncated: true, status: 'ok' },
+    ]);
+    expect(result.llmCalls[1]!.promptChars).toBeLessThan(result.llmCalls[0]!.promptChars);
+    expect(chats(h)).toHaveLength(2);
   });
 });
 
@@ -161,7 +166,8 @@ describe('calls made at once while the model is asked whether it is loaded', () 
       planner: [generalPlan(readStep(1, 'src/config.ts'), reasonStep(2, [1]), reasonStep(3, [1]))],
       executor: [done],
       synthesizer: [{ content: endpointAnswer() }],
-    });
+      // Two calls in flight at the host at once, which one call at a time (the default) would not allow.
+    }, { PLANSCOPE_HOST_CONCURRENCY: '2' });
     const { result } = await h.run(ENDPOINT_TASK, { profile: 'general' });
 
     const calls = result.llmCalls.map((c) => c.call);

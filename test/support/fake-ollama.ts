@@ -91,8 +91,15 @@ export interface FakeOllama {
   url: string;
   port: number;
   requests: RecordedRequest[];
+  /** Chats being answered now, and the most ever answered at once: what a per-host bound is proved by. */
+  chats: ChatCount;
   setScript(script: FakeScript): void;
   close(): Promise<void>;
+}
+
+export interface ChatCount {
+  inFlight: number;
+  mostAtOnce: number;
 }
 
 export const DEFAULT_MODELS = ['qwen3:8b', 'llama3.2:latest'];
@@ -118,9 +125,11 @@ type ChatRole = (typeof CHAT_ROLES)[number];
 export async function startFakeOllama(script: FakeScript = {}, opts: { port?: number } = {}): Promise<FakeOllama> {
   const state = new FakeState(script);
   const requests: RecordedRequest[] = [];
+  const chats: ChatCount = { inFlight: 0, mostAtOnce: 0 };
   const sockets = new Set<Socket>();
 
   const server = createServer((req, res) => {
+    if (req.method === 'POST' && req.url?.startsWith('/api/chat')) countChat(res, chats);
     serve(req, res, state, requests).catch((err: unknown) => failRequest(res, err));
   });
   server.on('connection', (socket) => {
@@ -142,6 +151,7 @@ export async function startFakeOllama(script: FakeScript = {}, opts: { port?: nu
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    chats,
     setScript: (next) => state.load(next),
     close: () => {
       closing ??= new Promise<void>((resolve, reject) => {
@@ -152,6 +162,24 @@ export async function startFakeOllama(script: FakeScript = {}, opts: { port?: nu
       return closing;
     },
   };
+}
+
+/**
+ * A chat counts from its request's arrival until its response is handed to
+ * the network in full (before its client can have read the end of it and
+ * sent another), or its client has gone.
+ */
+function countChat(res: ServerResponse, chats: ChatCount): void {
+  chats.inFlight += 1;
+  chats.mostAtOnce = Math.max(chats.mostAtOnce, chats.inFlight);
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    chats.inFlight -= 1;
+  };
+  res.once('finish', end);
+  res.once('close', end);
 }
 
 /** Checks the shape of a script read from JSON, so a typo fails loudly instead of being ignored. */

@@ -211,6 +211,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
           humanVerdicts: 0,
           forkedFromRun: null,
           forkedFromRound: null,
+          waitingReason: null,
+          waitingMessage: null,
         });
         await runs.createRun(newRun('r2', { strategy: 'react', profile: 'general', baseline: true, model: 'offline' }));
         expect(await runs.getRun('r2')).toMatchObject({ strategy: 'react', profile: 'general', baseline: true, model: 'offline' });
@@ -248,6 +250,18 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         const failed = stamped([wholeRun()[0]!, { type: 'run_finished', status: 'failed', error: { code: 'max_rounds_exceeded', message: 'No plan.' } }]);
         await appendAll(runs, 'r2', failed);
         expect(await runs.getRun('r2')).toMatchObject({ status: 'failed', errorCode: 'max_rounds_exceeded', lastSeq: 2 });
+      });
+
+      it('keeps why the run waits with the event that says so, and clears it with the call that starts', async () => {
+        await runs.createRun(newRun('r1'));
+        const [created, started, plannerStarted] = wholeRun();
+        const busy = 'Ollama at http://127.0.0.1:11434 is busy: 1 call ahead.';
+        const events = stamped([created!, started!, { type: 'run_waiting', reason: 'host_busy', message: busy }, plannerStarted!]);
+        const waiting = await appendAll(runs, 'r1', events.slice(0, 3));
+        expect(await runs.getRun('r1')).toMatchObject({ status: 'running', waitingReason: 'host_busy', waitingMessage: busy, lastSeq: 3 });
+        expect((await runs.listRuns({ limit: 10 }))[0]).toMatchObject({ waitingReason: 'host_busy', waitingMessage: busy });
+        await appendAll(runs, 'r1', events.slice(3), waiting);
+        expect(await runs.getRun('r1')).toMatchObject({ waitingReason: null, waitingMessage: null, lastSeq: 4 });
       });
 
       it('refuses a sequence number already stored, and keeps the first event and the row as they were', async () => {

@@ -135,6 +135,10 @@ const MIGRATIONS: string[] = [
    CREATE INDEX workers_beating ON workers (last_beat_at) WHERE stopped_at IS NULL AND lost_at IS NULL;
    -- The runs a worker owns, by its process: the unfinished runs, by their owner's start id.
    CREATE INDEX runs_unfinished_by_owner ON runs (owner_start) WHERE status IN ('queued', 'running', 'awaiting_approval');`,
+  // Why a run waits now (a full bridge pool, a busy Ollama host), kept with the row as the rest of
+  // its fold so that the runs list can say it; null when it does not wait, and for runs stored before.
+  `ALTER TABLE runs ADD COLUMN waiting_reason TEXT;
+   ALTER TABLE runs ADD COLUMN waiting_message TEXT;`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {

@@ -45,6 +45,8 @@ const ROW: RunRow = {
   errorCode: null,
   lastSeq: 7,
   humanVerdicts: 0,
+  waitingReason: 'host_busy',
+  waitingMessage: 'Ollama at http://127.0.0.1:11434 is busy: 2 calls ahead.',
 };
 
 describe('runProgressOf: the row is a cache of the fold', () => {
@@ -67,8 +69,24 @@ describe('runProgressOf: the row is a cache of the fold', () => {
       errorCode: 'max_rounds_exceeded',
       lastSeq: events.length,
       humanVerdicts: 0,
+      waitingReason: null,
+      waitingMessage: null,
     });
-    expect(runProgressOf(emptyRun)).toEqual({ status: 'queued', attempts: 0, finishedAt: null, promptTokens: 0, evalTokens: 0, errorCode: null, lastSeq: 0, humanVerdicts: 0 });
+    expect(runProgressOf(emptyRun)).toEqual({
+      status: 'queued', attempts: 0, finishedAt: null, promptTokens: 0, evalTokens: 0, errorCode: null, lastSeq: 0, humanVerdicts: 0, waitingReason: null, waitingMessage: null,
+    });
+  });
+
+  it('says why a running run waits for a call slot at its host, until its next call starts', () => {
+    const busy = 'Ollama at http://127.0.0.1:11434 is busy: 1 call ahead.';
+    const head = [
+      { type: 'run_created', task: 't', model: 'm', baseline: false, host: null, workspace: '/w', strategy: 'plan-execute', profile: 'file', limits: LIMITS },
+      { type: 'run_started' },
+      { type: 'run_waiting', reason: 'host_busy', message: busy },
+    ] as const;
+    const waiting = runProgressOf(foldRun(stamp([...head])));
+    expect(waiting).toMatchObject({ status: 'running', waitingReason: 'host_busy', waitingMessage: busy });
+    expect(runProgressOf(foldRun(stamp([...head, ...call('planner#1', 1, 10, 10)])))).toMatchObject({ waitingReason: null, waitingMessage: null });
   });
 });
 
