@@ -42,6 +42,8 @@ export interface Runtime {
   suites: SuiteStore;
   /** The processes that take runs (this one among them), and their heartbeats. */
   workers: WorkerStore;
+  /** Settles once this process is registered as a worker (its Ollama host's models read); null when that failed. */
+  worker: Promise<ThisWorker | null>;
   /** Runs as metrics, and as OpenTelemetry traces and metrics when an OTLP endpoint is configured. */
   telemetry: Telemetry;
   /** PLANSCOPE_LOG_FILE, when set: every event and LLM call as a JSON line. */
@@ -118,6 +120,7 @@ export function createRuntime(config: Config): Runtime {
     replayer,
     suites: stores.suites,
     workers: stores.workers,
+    worker,
     telemetry,
     logFile: log?.file ?? null,
     toolServers,

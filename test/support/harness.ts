@@ -90,6 +90,8 @@ export async function startHarness(
     await runtime.ready;
     // Recovery runs once at start; a test that records a run by hand under this pid must not race it.
     await runtime.recovered;
+    // Registering as a worker reads the fake's model list: done before a test counts what its runs ask.
+    await runtime.worker;
   } catch (error) {
     await runtime.close();
     await database?.drop();
