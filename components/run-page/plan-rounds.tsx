@@ -40,7 +40,7 @@ export const PlanRounds = memo(function PlanRounds({
       ) : (
         <ol className="grid auto-cols-[minmax(22rem,1fr)] grid-flow-col gap-3 overflow-x-auto pb-1">
           {rounds.map((round, i) => (
-            <li key={round.round} className="min-w-0">
+            <li key={round.interrupted ? `${round.round}-interrupted` : round.round} className="min-w-0">
               <PlanRoundCard
                 round={round}
                 previous={i > 0 ? rounds[i - 1]! : null}

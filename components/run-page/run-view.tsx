@@ -14,6 +14,7 @@ import { AnswerPanel, type Judging } from './answer-panel';
 import { ApprovalPanel, type ApprovalSettings } from './approval-panel';
 import { ForkEditor, type ForkSettings } from './fork-editor';
 import { ForkLineage } from './fork-lineage';
+import { ResumeNote } from './resume-note';
 import type { LineRange } from './file-lines';
 import { LlmCallDrawer } from './llm-call-drawer';
 import { LlmCallTable } from './llm-call-table';
@@ -105,6 +106,7 @@ export function RunView({
       <RunAnnouncer view={view} />
       <OutcomeHeader runId={runId} view={view} connection={connection} traceUrl={traceUrl} imported={imported} />
       <ForkLineage runId={runId} forkedFrom={view.forkedFrom} forks={forks} />
+      <ResumeNote resumes={view.resumes} />
       {!live && view.answer !== null && (
         <div>
           <SaveCase runId={runId} view={view} />
