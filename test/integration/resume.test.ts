@@ -6,7 +6,7 @@ import { emptyRun } from '../../lib/run-state';
 import { toResult } from '../../lib/result';
 import { isRequestError } from '../../server/http/request-error';
 import { RunRecorder } from '../../server/runs/recorder';
-import type { Owner } from '../../server/store/owner';
+import { thisProcess, type Owner } from '../../server/store/owner';
 import { ENDPOINT_TASK, endpointAnswer, plan, startHarness, type Harness } from '../support/harness';
 
 /**
@@ -134,5 +134,29 @@ describe('a run taken over after its process died', () => {
     expect(isRequestError(refused) && refused.code).toBe('run_not_claimed');
     expect(await h.runtime.store.events('owned-elsewhere')).toHaveLength(prefix.length);
     expect((await h.runtime.store.getRun('owned-elsewhere'))?.ownerStart).toBe('a-process-that-died');
+  });
+
+  it('runs a fork created without running it from its own log, where its run_created says it begins', async () => {
+    h = await startHarness(script(), { PLANSCOPE_READ_AHEAD: 'false' });
+    const parent = await h.run(ENDPOINT_TASK);
+    const { id } = await h.runtime.registry.create({ fork: { run: parent.id, round: 1, plan: { steps: [{ purpose: 'Read src/config.ts', path: 'src/config.ts' }] } } });
+    const [created] = await h.runtime.store.events(id);
+    expect(created).toMatchObject({ type: 'run_created', begin: { stage: 'plan', round: 1, lessons: [] } });
+    expect(h.runtime.registry.isLive(id)).toBe(false);
+
+    await h.runtime.registry.runStored(id, { attempt: 1, maxAttempts: 1, from: thisProcess() });
+    const view = await h.runtime.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    expect(view.resumes).toEqual([]);
+    // Round 1 ran the fork's own plan, given, not a planner's.
+    expect(view.rounds.map((r) => [r.round, r.call, r.steps.map((s) => s.path)])).toEqual([[1, null, ['src/config.ts']]]);
+
+    const answer = await h.runtime.registry.create({ fork: { run: parent.id, stage: 'answer' } });
+    await h.runtime.registry.runStored(answer.id, { attempt: 1, maxAttempts: 1, from: thisProcess() });
+    const answered = await h.runtime.registry.waitFor(answer.id);
+    expect(answered.status).toBe('completed');
+    expect(answered.rounds).toEqual([]);
+    expect(answered.llmCalls.map((c) => c.label)).toEqual(['synthesizer', 'reviewer']);
+    expect(Object.values(answered.observations).map((o) => o.carriedFrom)).toEqual([parent.id, parent.id]);
   });
 });
