@@ -443,9 +443,19 @@ function resume(s: RunState, e: EventOf<'run_resumed'>): RunState {
   return { ...s, resumes, rounds: [...setAside, again].sort((a, b) => a.round - b.round) };
 }
 
-/** The round `round` that events now go to: the last one by that number not set aside. */
-function currentRound(rounds: RoundView[], round: number): RoundView | undefined {
+/** The round `round` that events now go to: the one by that number not set aside at a take-over. */
+function currentRound(rounds: readonly RoundView[], round: number): RoundView | undefined {
   return rounds.find((r) => r.round === round && !r.interrupted);
+}
+
+/** A round's key among the run's rounds: its number, apart from a round of that number set aside at a take-over. */
+export function roundKey(round: Pick<RoundView, 'round' | 'interrupted'>): string {
+  return round.interrupted ? `${round.round}-interrupted` : String(round.round);
+}
+
+/** Round `round` of a run as it stands (a round set aside when the run was taken over is not it); undefined when it has none. */
+export function roundOf(view: Pick<RunState, 'rounds'>, round: number): RoundView | undefined {
+  return currentRound(view.rounds, round);
 }
 
 /** The request a run is waiting on, when it is. */

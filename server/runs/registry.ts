@@ -5,7 +5,7 @@ import type { ToolSpec } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { RunRequest, type ForkRequest } from '../../lib/run-request';
 import { judgeGivenPlan, rulesOf, type PlanRulesInfo } from '../../lib/plan-judgement';
-import { emptyRun, foldRun, isTerminal, pendingApproval, type ApprovalDecisionView, type RunState } from '../../lib/run-state';
+import { emptyRun, foldRun, isTerminal, pendingApproval, roundOf, type ApprovalDecisionView, type RunState } from '../../lib/run-state';
 import { ApprovalBody } from '../../lib/approval';
 import { runLimits, type Config } from '../config';
 import { completedWork } from '../engine/completed-work';
@@ -481,7 +481,7 @@ export class RunRegistry {
     const { pending } = awaiting;
     checkRequest(id, pending, body);
     live.recorder.emit({ type: 'approval_decided', request: pending.request, round: pending.round, ...decisionOf(body, pending), by });
-    const decision = live.recorder.view.rounds.find((r) => r.round === pending.round)?.approval?.decision;
+    const decision = roundOf(live.recorder.view, pending.round)?.approval?.decision;
     if (!decision) throw new Error(`the decision on request ${pending.request} was not folded in`);
     awaiting.decided(decision);
     await live.recorder.flushed();
@@ -515,7 +515,7 @@ export class RunRegistry {
     const controller = new AbortController();
     const recorder = this.newRecorder(id, view, controller);
     recorder.emit({ type: 'approval_decided', request: pending.request, round: pending.round, ...decided, by });
-    const decision = recorder.view.rounds.find((r) => r.round === pending.round)?.approval?.decision;
+    const decision = roundOf(recorder.view, pending.round)?.approval?.decision;
     if (!decision) throw new Error(`the decision on request ${pending.request} was not folded in`);
     const plan = { ...(pending.goal === null ? {} : { goal: pending.goal }), steps: pending.steps };
     const begin: RunBeginning = {
