@@ -38,9 +38,13 @@ async function deadPid(): Promise<number> {
  * process that died just after that read left behind.
  */
 async function leftAfterFirstRead(harness: Harness, from: string, id: string, owner: KnownOwner): Promise<RunEvent[]> {
+  return leftAfter(harness, from, id, owner, (e) => e.type === 'step_finished');
+}
+
+/** The same, cut after the first event `last` picks. */
+async function leftAfter(harness: Harness, from: string, id: string, owner: KnownOwner, last: (e: RunEvent) => boolean): Promise<RunEvent[]> {
   const events = await harness.runtime.store.events(from);
-  const cut = events.findIndex((e) => e.type === 'step_finished');
-  const prefix = events.slice(0, cut + 1);
+  const prefix = events.slice(0, events.findIndex(last) + 1);
   const row = (await harness.runtime.store.getRun(from))!;
   await harness.runtime.store.createRun({
     id,
@@ -77,7 +81,11 @@ describe('a run taken over after its process died', () => {
     expect(original.result.status).toBe('completed');
     const owner = await deadOwner();
     const prefix = await leftAfterFirstRead(h, original.id, 'resumed-run', owner);
-    expect(prefix.filter((e) => e.type === 'step_finished').map((e) => e.type === 'step_finished' && e.path)).toEqual(['src/config.ts']);
+    // Steps run side by side: whichever read completed first is the one the dead process had done.
+    const done = prefix.flatMap((e) => (e.type === 'step_finished' ? [e.path] : []));
+    expect(done).toHaveLength(1);
+    const [read] = done;
+    const notRead = ['src/config.ts', 'src/llm.ts'].find((p) => p !== read);
 
     await h.runtime.registry.runStored('resumed-run', { attempt: 2, maxAttempts: 3, from: owner });
     const view = await h.runtime.registry.waitFor('resumed-run');
@@ -88,8 +96,8 @@ describe('a run taken over after its process died', () => {
     const after = events.slice(prefix.length);
     expect(after[0]).toMatchObject({ type: 'run_resumed', attempt: 2, round: 1, restart: 'round' });
     // The completed read is reused, not read through the bridge again; the one not completed is read.
-    expect(after.filter((e) => e.type === 'step_finished').map((e) => e.type === 'step_finished' && e.path)).toEqual(['src/llm.ts']);
-    expect(after.find((e) => e.type === 'step_cached')).toMatchObject({ path: 'src/config.ts', fromRound: 1, round: 1 });
+    expect(after.filter((e) => e.type === 'step_finished').map((e) => e.type === 'step_finished' && e.path)).toEqual([notRead]);
+    expect(after.find((e) => e.type === 'step_cached')).toMatchObject({ path: read, fromRound: 1, round: 1 });
     // No planner call: the round runs the plan it had; the answer is written as it would have been.
     expect(after.filter((e) => e.type === 'llm_call_started').map((e) => e.type === 'llm_call_started' && e.label)).toEqual(['synthesizer', 'reviewer']);
     // The round as it was when the process died is kept, set aside; the Result reports the round that ran again.
@@ -103,6 +111,27 @@ describe('a run taken over after its process died', () => {
     expect(result.plans).toHaveLength(1);
     expect(result.answer).toBe(original.result.answer);
     expect((await h.runtime.store.getRun('resumed-run'))?.status).toBe('completed');
+  });
+
+  it('plans a round again when its process died while the planner was answering', async () => {
+    h = await startHarness(script(), { PLANSCOPE_READ_AHEAD: 'false' });
+    const original = await h.run(ENDPOINT_TASK);
+    const owner = await deadOwner();
+    const prefix = await leftAfter(h, original.id, 'mid-plan', owner, (e) => e.type === 'llm_call_started');
+
+    await h.runtime.registry.runStored('mid-plan', { attempt: 2, maxAttempts: 3, from: owner });
+    const view = await h.runtime.registry.waitFor('mid-plan');
+    const after = (await h.runtime.store.events('mid-plan')).slice(prefix.length);
+
+    expect(view.status).toBe('completed');
+    expect(after[0]).toMatchObject({ type: 'run_resumed', attempt: 2, round: 1, restart: 'plan' });
+    // The planner is asked again under the next call number; the call that never answered stays in the log.
+    expect(after.filter((e) => e.type === 'llm_call_started').map((e) => e.type === 'llm_call_started' && e.call)).toEqual(['planner#2', 'synthesizer#3', 'reviewer#4']);
+    expect(view.rounds.map((r) => [r.round, r.interrupted === true, r.call])).toEqual([
+      [1, true, 'planner#1'],
+      [1, false, 'planner#2'],
+    ]);
+    expect(Object.keys(view.observations).sort()).toEqual(['src/config.ts', 'src/llm.ts']);
   });
 
   it('ends a run interrupted, with the reason, once it has been run as many times as it may be', async () => {
