@@ -41,6 +41,8 @@ async function startServer(): Promise<void> {
       PLANSCOPE_WORKSPACE: workspace,
       // Two at once, so a third run waits visibly `queued` when the server dies.
       PLANSCOPE_MAX_CONCURRENT_RUNS: '2',
+      // Both running runs have a model call in flight (one hangs in each) when the server dies.
+      PLANSCOPE_HOST_CONCURRENCY: '2',
     },
   });
   api = new Api(server.url);
