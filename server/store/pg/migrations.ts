@@ -126,6 +126,12 @@ export const MIGRATIONS: readonly string[] = [
      updated_at BIGINT NOT NULL,
      body TEXT NOT NULL
    );`,
+  // Cancellations asked for runs another process is running (the run queue's workers poll them). No foreign key:
+  // a request may name a run deleted meanwhile, and is forgotten once its run has ended.
+  `CREATE TABLE run_cancellations (
+     run_id TEXT COLLATE "C" PRIMARY KEY,
+     requested_at BIGINT NOT NULL
+   );`,
 ];
 
 /** An arbitrary key that only planscope's migrations lock. */

@@ -25,6 +25,8 @@ export function openPgStores(settings: DatabaseSettings) {
     replays: new PgReplayStore(db),
     suites: new PgSuiteStore(db),
     notices,
+    /** The database itself, for the run queue, which keeps its jobs there. */
+    database: db,
     ready: db.ready,
     /** Idempotent. */
     close() {
