@@ -62,6 +62,12 @@ export type RunErrorCode = z.infer<typeof RunErrorCode>;
 export const WaitReason = z.enum([
   /** Every workspace bridge the pool may hold (PLANSCOPE_MAX_BRIDGES) is in use by another run. */
   'bridge_pool_full',
+  /** No worker is live: none has sent a heartbeat within PLANSCOPE_WORKER_LOST_AFTER_MS. */
+  'no_worker',
+  /** No live worker serves the run's model (none of its Ollama hosts has it installed). */
+  'no_worker_for_model',
+  /** No live worker that serves the run's model has a workspace root the run's workspace lies in. */
+  'no_worker_for_workspace',
 ]);
 export type WaitReason = z.infer<typeof WaitReason>;
 

@@ -16,9 +16,11 @@ import type { EvalStore } from './store/eval-store';
 import type { ReplayStore } from './store/replay-store';
 import type { RunStore } from './store/run-store';
 import type { SuiteStore } from './store/suite-store';
+import type { WorkerStore } from './store/worker-store';
 import { openStores } from './store/stores';
 import { startTelemetry, type Telemetry } from './telemetry';
 import { openLogFile, type LogFile } from './telemetry/log-file';
+import { startThisWorker, type ThisWorker } from './workers/this-process';
 
 export interface Runtime {
   config: Config;
@@ -38,6 +40,8 @@ export interface Runtime {
   replayer: Replayer;
   /** Evaluation suites saved from the dashboard (cases made from runs). */
   suites: SuiteStore;
+  /** The processes that take runs (this one among them), and their heartbeats. */
+  workers: WorkerStore;
   /** Runs as metrics, and as OpenTelemetry traces and metrics when an OTLP endpoint is configured. */
   telemetry: Telemetry;
   /** PLANSCOPE_LOG_FILE, when set: every event and LLM call as a JSON line. */
@@ -79,6 +83,16 @@ export function createRuntime(config: Config): Runtime {
   });
   const registry = new RunRegistry(config, store, bus, bridges, tools);
   const replayer = new Replayer({ config, runs: store, replays: stores.replays, tools });
+  // This process takes runs, so it is a worker: registered once the store is ready, beating until it closes.
+  const worker: Promise<ThisWorker | null> = stores.ready.then(
+    () =>
+      startThisWorker({ config, store: stores.workers, runs: () => registry.liveRuns() }).catch((error: unknown) => {
+        process.stderr.write(`planscope: registering this process as a worker failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        return null;
+      }),
+    // A store that cannot be used is reported through `ready`.
+    () => null,
+  );
   const recovered = stores.ready.then(
     async () => {
       try {
@@ -103,6 +117,7 @@ export function createRuntime(config: Config): Runtime {
     replays: stores.replays,
     replayer,
     suites: stores.suites,
+    workers: stores.workers,
     telemetry,
     logFile: log?.file ?? null,
     toolServers,
@@ -114,6 +129,10 @@ export function createRuntime(config: Config): Runtime {
         await recovered;
         // Runs first: their final events still reach the streams watching them.
         await registry.shutdown();
+        // Its runs have ended: the worker stops beating and says it stopped, while the store is open.
+        await (await worker)?.stop().catch((error: unknown) => {
+          process.stderr.write(`planscope: recording this worker stopped failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        });
         // Their spans are complete once they have ended: export them while the store is still open.
         await telemetry.close();
         await log?.close();

@@ -192,6 +192,11 @@ export class RunRegistry {
     return this.live.has(id);
   }
 
+  /** The runs live here, queued for a slot or running: what this process's worker heartbeat reports. */
+  liveRuns(): string[] {
+    return [...this.live.keys()];
+  }
+
   /** Resolves with the final state once the run ends. */
   async waitFor(id: string): Promise<RunState> {
     const live = this.live.get(id);

@@ -10,6 +10,8 @@ import { openDatabase } from './sqlite/db';
 import { SqliteEvalStore } from './sqlite/eval-store';
 import { SqliteReplayStore } from './sqlite/replay-store';
 import { SqliteRunStore } from './sqlite/run-store';
+import { SqliteWorkerStore } from './sqlite/worker-store';
+import type { WorkerStore } from './worker-store';
 
 /** The stores a runtime works with, open until `close`. */
 export interface Stores {
@@ -18,6 +20,8 @@ export interface Stores {
   replays: ReplayStore;
   /** Evaluation suites saved from the dashboard. */
   suites: SuiteStore;
+  /** The processes that take runs, and their heartbeats. */
+  workers: WorkerStore;
   /** Commits other processes announce, where the database can tell (PostgreSQL); null where it cannot (SQLite). */
   notices: CommitNotices | null;
   /** Settles once the store can be used; rejects with a ConfigError (saying what to do) when it cannot. */
@@ -34,6 +38,7 @@ export function openStores(config: Pick<Config, 'dataDir' | 'database'>): Stores
     evals: new SqliteEvalStore(db),
     replays: new SqliteReplayStore(db),
     suites: new SqliteSuiteStore(db),
+    workers: new SqliteWorkerStore(db),
     notices: null,
     ready: Promise.resolve(),
     async close() {
