@@ -92,6 +92,8 @@ export const RequestErrorCode = z.enum([
   'run_not_finished',
   /** A decision on a plan the run is not waiting for: decided already, an earlier request, or the run is not awaiting approval. */
   'approval_not_pending',
+  /** A take-over of a stored run whose owner is not the one named: another process has it, or took it over first. */
+  'run_not_claimed',
   /** A replay of an LLM call the run does not have. */
   'call_not_found',
   /** A replay of a call that has not ended, or whose recorded request cannot be sent again as asked. */
