@@ -10,6 +10,7 @@ import { defineConfig } from 'vitest/config';
  * PostgreSQL counterparts are in test/integration/pg-*.test.ts.
  */
 const ON_POSTGRES = [
+  'test/integration/resume.test.ts',
   'test/integration/engine.test.ts',
   'test/integration/engine-synthesis-retry.test.ts',
   'test/integration/strategies.test.ts',

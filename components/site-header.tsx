@@ -10,6 +10,7 @@ const NAV = [
   { href: '/runs', label: 'Runs', active: (p: string) => p.startsWith('/runs') || p.startsWith('/compare') },
   { href: '/review', label: 'Review', active: (p: string) => p.startsWith('/review') },
   { href: '/evals', label: 'Evaluations', active: (p: string) => p.startsWith('/evals') },
+  { href: '/workers', label: 'Workers', active: (p: string) => p.startsWith('/workers') },
 ];
 
 /**

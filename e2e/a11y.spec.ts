@@ -92,6 +92,7 @@ test.beforeAll(async ({ playwright }) => {
       { name: 'run general plan', path: `/runs/${general}`, ready: runReady('completed') },
       { name: 'evaluations', path: '/evals', ready: async (p) => void (await expect(p.locator(`[data-eval-id="${evaluation}"]`)).toBeVisible()) },
       { name: 'evaluation', path: `/evals/${evaluation}`, ready: async (p) => void (await expect(p.getByTestId('eval-bar')).not.toHaveCount(0)) },
+      { name: 'workers', path: '/workers', ready: async (p) => void (await expect(p.locator('[data-testid="worker-row"][data-state="live"]')).toHaveCount(1)) },
       { name: 'compare, none picked', path: '/compare', ready: async (p) => void (await expect(p.locator('h1').first()).toBeVisible()) },
       { name: 'compare, picking B', path: `/compare?a=${completed}`, ready: async (p) => void (await expect(p.getByTestId('compare-candidate').first()).toBeVisible()) },
       { name: 'compare', path: `/compare?a=${completed}&b=${react}`, ready: async (p) => void (await expect(p.getByTestId('compare-files')).toBeVisible()) },

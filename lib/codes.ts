@@ -62,6 +62,12 @@ export type RunErrorCode = z.infer<typeof RunErrorCode>;
 export const WaitReason = z.enum([
   /** Every workspace bridge the pool may hold (PLANSCOPE_MAX_BRIDGES) is in use by another run. */
   'bridge_pool_full',
+  /** No worker is live: none has sent a heartbeat within PLANSCOPE_WORKER_LOST_AFTER_MS. */
+  'no_worker',
+  /** No live worker serves the run's model (none of its Ollama hosts has it installed). */
+  'no_worker_for_model',
+  /** No live worker that serves the run's model has a workspace root the run's workspace lies in. */
+  'no_worker_for_workspace',
 ]);
 export type WaitReason = z.infer<typeof WaitReason>;
 
@@ -86,6 +92,8 @@ export const RequestErrorCode = z.enum([
   'run_not_finished',
   /** A decision on a plan the run is not waiting for: decided already, an earlier request, or the run is not awaiting approval. */
   'approval_not_pending',
+  /** A take-over of a stored run whose owner is not the one named: another process has it, or took it over first. */
+  'run_not_claimed',
   /** A replay of an LLM call the run does not have. */
   'call_not_found',
   /** A replay of a call that has not ended, or whose recorded request cannot be sent again as asked. */

@@ -171,6 +171,36 @@ export type ForkStage = z.infer<typeof ForkStage>;
 export const ForkedFrom = z.object({ run: z.string().min(1), round: z.int().min(1), stage: ForkStage });
 export type ForkedFrom = z.infer<typeof ForkedFrom>;
 
+/** What an earlier round left for the planner of a later one: its plan, and what rejected or failed. */
+export const BeginLesson = z.object({
+  round: z.int(),
+  proposed: z.array(ProposedStep).nullable(),
+  rejections: z.array(Rejection),
+  failures: z.array(ReplanReason),
+});
+export type BeginLesson = z.infer<typeof BeginLesson>;
+
+/**
+ * Where a run begins when not at round 1 (a fork), recorded so that the run
+ * can be started again from its own log alone, without its parent: `plan`,
+ * round `round` runs `plan` (judged as a planner's reply) after `lessons`;
+ * `answer`, the Synthesizer answers from the work carried in.
+ */
+export const RunBegin = z.discriminatedUnion('stage', [
+  z.object({ stage: z.literal('plan'), round: z.int().min(1), plan: z.unknown(), lessons: z.array(BeginLesson) }),
+  z.object({ stage: z.literal('answer') }),
+]);
+export type RunBegin = z.infer<typeof RunBegin>;
+
+/**
+ * How a run whose process died goes on: `round`, the interrupted round's
+ * plan runs again (its completed steps reused); `plan`, planning starts
+ * again at the round; `answer`, the answer is written again from the work;
+ * `refused`, it cannot go on (its workspace or its stored work changed).
+ */
+export const ResumeRestart = z.enum(['round', 'plan', 'refused', 'answer']);
+export type ResumeRestart = z.infer<typeof ResumeRestart>;
+
 /** An observation a run starts with, made by an earlier run (a fork's parent) in that run's `round`. */
 export const CarriedObservation = z.object({
   ...ObservationMeta.shape,
@@ -218,6 +248,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     traceparent: z.string().optional(),
     /** Set on a fork: the run and round it was forked from. */
     forkedFrom: ForkedFrom.optional(),
+    /** Set on a fork: where it begins, so that it can be started again from its own log. */
+    begin: RunBegin.optional(),
   }),
   /**
    * The work a fork starts with, as its parent had completed it before the
@@ -225,6 +257,12 @@ export const RunEvent = z.discriminatedUnion('type', [
    * Steps that reuse it are cached with `fromRun`; a changed file is read again.
    */
   event('work_carried', { observations: z.array(CarriedObservation), conclusions: z.array(CarriedConclusion) }),
+  /**
+   * The run's process died and another took it over (`attempt` counts the
+   * processes that have run it): `round` is the round restarted (null when
+   * none had begun), `restart` how it goes on, `reason` why, in words.
+   */
+  event('run_resumed', { attempt: z.int().min(2), round: z.int().min(1).nullable(), restart: ResumeRestart, reason: z.string() }),
   /** The run cannot start yet, and why; cleared when it starts or ends. */
   event('run_waiting', { reason: WaitReason, message: z.string() }),
   event('run_started', {}),

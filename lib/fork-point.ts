@@ -1,7 +1,7 @@
 import type { ForkStage, PlanProfile, RunEvent } from './events';
 import type { GeneralPlan } from './general-plan';
 import type { Plan } from './plan';
-import type { RoundView, RunState } from './run-state';
+import { roundOf, type RoundView, type RunState } from './run-state';
 
 /**
  * The events of a run before a point in it: before anything of round
@@ -10,12 +10,12 @@ import type { RoundView, RunState } from './run-state';
  * there: what a fork from that point starts with.
  */
 export function eventsBefore(events: readonly RunEvent[], stage: ForkStage, round: number): RunEvent[] {
-  const cut = events.findIndex((e) => (stage === 'answer' ? isAnswerStage(e) : (roundOf(e) ?? 0) >= round));
+  const cut = events.findIndex((e) => (stage === 'answer' ? isAnswerStage(e) : (eventRound(e) ?? 0) >= round));
   return cut < 0 ? [...events] : events.slice(0, cut);
 }
 
 /** The round an event belongs to; null for events of the run as a whole. */
-function roundOf(e: RunEvent): number | null {
+function eventRound(e: RunEvent): number | null {
   switch (e.type) {
     case 'llm_call_started':
       return e.round;
@@ -76,8 +76,8 @@ export function divergenceOf(a: { id: string; view: RunState }, b: { id: string;
   const from = fork.forkedFrom.round;
   const last = Math.max(...[...parent.rounds, ...fork.rounds].map((r) => r.round), from);
   for (let round = from; round <= last; round++) {
-    const mine = fork.rounds.find((r) => r.round === round);
-    const theirs = parent.rounds.find((r) => r.round === round);
+    const mine = roundOf(fork, round);
+    const theirs = roundOf(parent, round);
     if (!mine || !theirs || planSignature(mine) !== planSignature(theirs)) return { at: 'round', round };
   }
   return parent.answer === fork.answer ? null : { at: 'answer' };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { callEntry, LlmCallEntry } from './call-log';
 import { AnswerCheck } from './checker';
 import { ErrorInfo } from './codes';
-import { AnswerReview, ForkedFrom, ObservationMeta, PlanProfile, RunStatus, Strategy } from './events';
+import { AnswerReview, ForkedFrom, ObservationMeta, PlanProfile, ResumeRestart, RunStatus, Strategy } from './events';
 import { HumanVerdictFields, type HumanVerdictEntry } from './human-verdict';
 import { RoundOutcome, roundOutcomes } from './round-outcome';
 import { attemptsOf, isTerminal, type LlmCallView, type RunState } from './run-state';
@@ -66,6 +66,10 @@ export const RunResult = z.strictObject({
    * every verdict given. Empty for a run nobody has judged.
    */
   humanVerdicts: z.strictObject({ current: z.array(ResultHumanVerdict), history: z.array(ResultHumanVerdict) }),
+  /** Each take-over after the run's process died (`run_resumed`); absent for a run that was never taken over. */
+  resumes: z
+    .array(z.strictObject({ attempt: z.int().min(2), round: z.int().nullable(), restart: ResumeRestart, reason: z.string(), at: z.iso.datetime() }))
+    .optional(),
 });
 export type RunResult = z.infer<typeof RunResult>;
 
@@ -97,6 +101,7 @@ export function toResult(id: string, view: RunState): RunResult {
     llmCalls: view.llmCalls.map((c) => callEntry(c, isTerminal(view.status))),
     forkedFrom: view.forkedFrom,
     humanVerdicts: { current: view.humanVerdicts.current.map(resultVerdict), history: view.humanVerdicts.history.map(resultVerdict) },
+    ...(view.resumes.length > 0 && { resumes: view.resumes.map((r) => ({ ...r, at: new Date(r.at).toISOString() })) }),
   };
 }
 

@@ -94,7 +94,10 @@ export const RoundOutcome = z.strictObject({
 export type RoundOutcome = z.infer<typeof RoundOutcome>;
 
 export function roundOutcomes(view: RunState): RoundOutcome[] {
-  return view.rounds.map((r) => ({
+  // A round set aside at a take-over is in the log and the run's view; the Result reports the round that ran again.
+  return view.rounds
+    .filter((r) => !r.interrupted)
+    .map((r) => ({
     round: r.round,
     ...(r.call === null ? {} : { call: r.call }),
     ...(r.goal === null ? {} : { goal: r.goal }),

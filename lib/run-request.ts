@@ -8,6 +8,9 @@ import { ApprovalMode, ForkStage, PlanProfile, Strategy } from './events';
  */
 const WholeNumber = z.union([z.int(), z.string().regex(/^\d{1,9}$/).transform(Number)], { error: 'must be a whole number' });
 
+/** The offline baseline: a model that needs no Ollama, served by every worker. */
+export const OFFLINE_MODEL = 'offline';
+
 /** The most planning rounds a run may ask for. */
 export const MAX_ROUNDS = 10;
 

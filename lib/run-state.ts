@@ -62,7 +62,16 @@ export interface RoundView {
   replanReasons: ReplanReason[];
   /** A run started with approval: what it asked a person about this round's plan, and their decision. */
   approval: ApprovalView | null;
+  /**
+   * Set on a round its process died in, kept as it was when the run was
+   * taken over (`run_resumed`); the round that ran again follows it, under
+   * the same number.
+   */
+  interrupted?: true;
 }
+
+/** A take-over of the run after its process died, as `run_resumed` records it. */
+export type ResumeView = Omit<EventOf<'run_resumed'>, Envelope> & { at: number };
 
 /** A request for approval of a round's accepted plan, and the decision once made. */
 export interface ApprovalView {
@@ -125,6 +134,8 @@ export interface RunState extends RunCreated {
   carried: Omit<EventOf<'work_carried'>, Envelope> | null;
   /** People's verdicts on the claims and the answer, kept apart from the Checker's and the Reviewer's. */
   humanVerdicts: HumanVerdictsView;
+  /** Each time the run was taken over after its process died, in order. */
+  resumes: ResumeView[];
   /** Sequence number of the last event folded in; the stream resumes after it. */
   lastSeq: number;
 }
@@ -154,6 +165,7 @@ export const emptyRun: RunState = {
   forkedFrom: null,
   carried: null,
   humanVerdicts: noHumanVerdicts,
+  resumes: [],
   lastSeq: 0,
 };
 
@@ -200,6 +212,8 @@ function reduce(s: RunState, e: RunEvent): RunState {
           ),
         },
       };
+    case 'run_resumed':
+      return resume(s, e);
     case 'run_waiting':
       return { ...s, waiting: { reason: e.reason, message: e.message, since: s.waiting?.since ?? e.at } };
     case 'run_started':
@@ -392,7 +406,7 @@ function pendingSteps(steps: ProposedStep[]): StepView[] {
 
 /** Only the first decision on the request the run waits for counts; an edited plan replaces the round's steps. */
 function decideApproval(s: RunState, e: EventOf<'approval_decided'>): RunState {
-  const pending = s.rounds.find((r) => r.round === e.round)?.approval;
+  const pending = currentRound(s.rounds, e.round)?.approval;
   if (!pending || pending.request !== e.request || pending.decision !== null) return s;
   const decision: ApprovalDecisionView = {
     decision: e.decision,
@@ -413,15 +427,46 @@ function decideApproval(s: RunState, e: EventOf<'approval_decided'>): RunState {
   };
 }
 
+/**
+ * A take-over: the round restarted (`round`, `plan`) is set aside, marked
+ * interrupted, with everything it recorded; a round that runs its plan
+ * again begins afresh after it with the same plan and decision, its steps
+ * pending.
+ */
+function resume(s: RunState, e: EventOf<'run_resumed'>): RunState {
+  const resumes = [...s.resumes, { attempt: e.attempt, round: e.round, restart: e.restart, reason: e.reason, at: e.at }];
+  const stopped = e.round === null ? undefined : currentRound(s.rounds, e.round);
+  if (!stopped || (e.restart !== 'round' && e.restart !== 'plan')) return { ...s, resumes };
+  const setAside = s.rounds.map((r) => (r === stopped ? { ...r, interrupted: true as const } : r));
+  if (e.restart === 'plan') return { ...s, resumes, rounds: setAside };
+  const again: RoundView = { ...stopped, steps: pendingSteps(stopped.steps.map((st) => st.step)), replanReasons: [] };
+  return { ...s, resumes, rounds: [...setAside, again].sort((a, b) => a.round - b.round) };
+}
+
+/** The round `round` that events now go to: the one by that number not set aside at a take-over. */
+function currentRound(rounds: readonly RoundView[], round: number): RoundView | undefined {
+  return rounds.find((r) => r.round === round && !r.interrupted);
+}
+
+/** A round's key among the run's rounds: its number, apart from a round of that number set aside at a take-over. */
+export function roundKey(round: Pick<RoundView, 'round' | 'interrupted'>): string {
+  return round.interrupted ? `${round.round}-interrupted` : String(round.round);
+}
+
+/** Round `round` of a run as it stands (a round set aside when the run was taken over is not it); undefined when it has none. */
+export function roundOf(view: Pick<RunState, 'rounds'>, round: number): RoundView | undefined {
+  return currentRound(view.rounds, round);
+}
+
 /** The request a run is waiting on, when it is. */
 export function pendingApproval(view: RunState): (ApprovalView & { round: number }) | null {
   if (view.status !== 'awaiting_approval') return null;
-  for (const r of view.rounds) if (r.approval && r.approval.decision === null) return { ...r.approval, round: r.round };
+  for (const r of view.rounds) if (!r.interrupted && r.approval && r.approval.decision === null) return { ...r.approval, round: r.round };
   return null;
 }
 
 function upsertRound(rounds: RoundView[], round: number, change: (r: RoundView) => RoundView): RoundView[] {
-  const existing = rounds.find((r) => r.round === round);
+  const existing = currentRound(rounds, round);
   if (!existing) {
     const fresh: RoundView = {
       round,
@@ -436,7 +481,7 @@ function upsertRound(rounds: RoundView[], round: number, change: (r: RoundView) 
     };
     return [...rounds, change(fresh)].sort((a, b) => a.round - b.round);
   }
-  return rounds.map((r) => (r.round === round ? change(r) : r));
+  return rounds.map((r) => (r === existing ? change(r) : r));
 }
 
 function updateStep(s: RunState, round: number, index: number, change: (st: StepView) => StepView): RunState {
@@ -451,7 +496,7 @@ function updateStep(s: RunState, round: number, index: number, change: (st: Step
 
 /** Round count as the Result reports it: planning rounds begun. */
 export function attemptsOf(view: RunState): number {
-  return view.rounds.length;
+  return view.rounds.filter((r) => !r.interrupted).length;
 }
 
 export function isTerminal(status: RunStatus): status is TerminalStatus {

@@ -35,6 +35,12 @@ const Env = z.object({
   PLANSCOPE_DB_CONNECT_TIMEOUT_MS: int(100, 600_000, 5000),
   /** Longest a statement may run before PostgreSQL cancels it (also bounds waiting for the migration lock at start). */
   PLANSCOPE_DB_STATEMENT_TIMEOUT_MS: int(100, 3_600_000, 30_000),
+  /** Whether this process takes queued runs (PostgreSQL only); unset: the dashboard does, the CLI does not. */
+  PLANSCOPE_WORKER: z.enum(['on', 'off']).optional(),
+  /** Queued runs a worker runs at once; unset: PLANSCOPE_MAX_CONCURRENT_RUNS. */
+  PLANSCOPE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
+  /** How often a run whose worker died is taken up again by another before it ends `interrupted`. */
+  PLANSCOPE_MAX_RESUMES: int(0, 20, 2),
   PORT: int(1, 65535, 3000),
   HOSTNAME: z.string().trim().min(1).default('127.0.0.1'),
   PLANSCOPE_TOKEN: z.string().trim().min(8, 'PLANSCOPE_TOKEN must be at least 8 characters').optional(),
@@ -95,6 +101,10 @@ const Env = z.object({
   PLANSCOPE_LOG_FILE: z.string().trim().min(1).optional(),
   /** The largest run bundle an import accepts (API, CLI, the runs page); the proxy buffers at most 64 MiB of a request. */
   PLANSCOPE_MAX_BUNDLE_BYTES: int(1024, 64 * 1024 * 1024, 16 * 1024 * 1024),
+  /** How often a process taking runs renews its worker heartbeat in the store. */
+  PLANSCOPE_WORKER_HEARTBEAT_MS: int(100, 600_000, 2000),
+  /** A worker whose last heartbeat is older than this is lost (at least twice the heartbeat, so one late beat is not). */
+  PLANSCOPE_WORKER_LOST_AFTER_MS: int(200, 3_600_000, 10_000),
   /** The trace UI's address for one trace, `{traceId}` standing for the id: the run page links to it. */
   PLANSCOPE_TRACE_URL: z.string().trim().min(1).optional(),
   /** The standard OpenTelemetry variables planscope acts on (see server/telemetry/settings.ts). */
@@ -119,6 +129,12 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL as the store (`PLANSCOPE_DATABASE_URL`), or null: the SQLite file in `dataDir`. */
   database: DatabaseSettings | null;
+  /** PLANSCOPE_WORKER: whether this process takes queued runs (with PostgreSQL); null when unset (the process's role decides). */
+  worker: boolean | null;
+  /** Queued runs this process runs at once as a worker. */
+  workerConcurrency: number;
+  /** How often a run left by a dead worker is resumed by another (`PLANSCOPE_MAX_RESUMES`) before it ends `interrupted`. */
+  maxResumes: number;
   port: number;
   hostname: string;
   token: string | null;
@@ -170,6 +186,14 @@ export interface Config {
   telemetry: TelemetrySettings;
   /** Absolute path of the JSON-lines log of events and LLM calls; null when not set. */
   logFile: string | null;
+  /** This process as a worker: how often it beats, and how long a silent worker is taken for live. */
+  workers: WorkerSettings;
+}
+
+export interface WorkerSettings {
+  heartbeatMs: number;
+  /** At least twice `heartbeatMs`. */
+  lostAfterMs: number;
 }
 
 /** How to reach PostgreSQL, and the pool's bounds. */
@@ -186,7 +210,8 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-export const OFFLINE_MODEL = 'offline';
+/** The offline baseline's name, defined with the requests that may name it. */
+export { OFFLINE_MODEL } from '../lib/run-request';
 
 /** Spawn or connect, initialize and list tools, per extra MCP server (the bridge allows itself as long). */
 const TOOL_SERVER_CONNECT_TIMEOUT_MS = 20_000;
@@ -237,6 +262,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             connectTimeoutMs: e.PLANSCOPE_DB_CONNECT_TIMEOUT_MS,
             statementTimeoutMs: e.PLANSCOPE_DB_STATEMENT_TIMEOUT_MS,
           },
+    worker: e.PLANSCOPE_WORKER === undefined ? null : e.PLANSCOPE_WORKER === 'on',
+    workerConcurrency: e.PLANSCOPE_WORKER_CONCURRENCY ?? e.PLANSCOPE_MAX_CONCURRENT_RUNS,
+    maxResumes: e.PLANSCOPE_MAX_RESUMES,
     port: e.PORT,
     hostname: e.HOSTNAME,
     token: e.PLANSCOPE_TOKEN ?? null,
@@ -278,6 +306,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     telemetry,
     logFile: e.PLANSCOPE_LOG_FILE === undefined ? null : path.resolve(appRoot, e.PLANSCOPE_LOG_FILE),
+    workers: workerSettings(e.PLANSCOPE_WORKER_HEARTBEAT_MS, e.PLANSCOPE_WORKER_LOST_AFTER_MS),
   };
 }
 
@@ -408,6 +437,20 @@ function checkDatabaseUrl(raw: string): string {
     );
   }
   return raw;
+}
+
+/**
+ * A worker is lost when its heartbeat is older than `lostAfterMs`: with less
+ * than two heartbeats in that window, one late beat (a busy event loop, a
+ * slow database) would have a working worker taken for dead.
+ */
+function workerSettings(heartbeatMs: number, lostAfterMs: number): WorkerSettings {
+  if (lostAfterMs < 2 * heartbeatMs) {
+    throw new ConfigError(
+      `Invalid configuration: PLANSCOPE_WORKER_LOST_AFTER_MS (${lostAfterMs}) must be at least twice PLANSCOPE_WORKER_HEARTBEAT_MS (${heartbeatMs}), so that one late heartbeat does not have a working worker taken for lost: set it to ${2 * heartbeatMs} or more.`,
+    );
+  }
+  return { heartbeatMs, lostAfterMs };
 }
 
 /** Deny patterns: one a line or separated by commas (no pattern contains either). */

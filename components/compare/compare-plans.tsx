@@ -1,6 +1,6 @@
 import type { Rejection, StepStatus } from '@/lib/events';
 import type { Divergence } from '@/lib/fork-point';
-import type { RoundView } from '@/lib/run-state';
+import { roundOf, type RoundView } from '@/lib/run-state';
 import { Code } from '../ui/panel';
 import type { CompareSide } from './side';
 import { SideTag } from './side-tag';
@@ -48,7 +48,7 @@ export function ComparePlans({ side, rounds, divergence, forkStart }: { side: Co
       ) : (
         <ol className="grid grid-rows-subgrid gap-y-1.5" style={{ gridRow: `span ${rounds.length}` }}>
           {rounds.map((number) => {
-            const round = view.rounds.find((r) => r.round === number);
+            const round = roundOf(view, number);
             const diverges = divergence?.at === 'round' && divergence.round === number;
             return round ? (
               <RoundBlock key={number} round={round} label={turn} diverges={diverges} />

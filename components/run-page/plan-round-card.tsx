@@ -1,6 +1,6 @@
 import { memo, type ReactNode } from 'react';
 import type { ApprovalDecision, Rejection, ReplanReason } from '@/lib/events';
-import type { ApprovalView, LlmCallView, RoundView } from '@/lib/run-state';
+import { roundKey, type ApprovalView, type LlmCallView, type RoundView } from '@/lib/run-state';
 import { formatDuration, formatTimestamp, isoOf } from '../format';
 import { Code } from '../ui/panel';
 import { StatusBadge } from '../ui/status-badge';
@@ -39,16 +39,21 @@ export const PlanRoundCard = memo(function PlanRoundCard({
 
   return (
     <article
-      data-testid={`plan-round-${round.round}`}
+      data-testid={`plan-round-${roundKey(round)}`}
       data-verdict={verdict.key}
-      aria-labelledby={`round-${round.round}-title`}
+      aria-labelledby={`round-${roundKey(round)}-title`}
       {...navTarget('run-item')}
       className={`@container h-full rounded border bg-white dark:bg-zinc-900 ${verdict.border}`}
     >
       <header className="flex flex-wrap items-center gap-2 border-b border-zinc-200 px-2.5 py-1.5 dark:border-zinc-800">
-        <h3 id={`round-${round.round}-title`} className="text-sm font-semibold">
+        <h3 id={`round-${roundKey(round)}-title`} className="text-sm font-semibold">
           Round {round.round}
         </h3>
+        {round.interrupted && (
+          <span className="rounded bg-amber-100 px-1.5 py-px text-[11px] font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-100" data-testid="round-interrupted">
+            interrupted · ran again
+          </span>
+        )}
         <span className={`rounded px-1.5 py-px text-[11px] font-medium ${verdict.pill}`}>{verdict.label}</span>
         {round.call ? (
           <button type="button" className="link ml-auto font-mono text-[11px]" onClick={() => onOpenCall(round.call!)} title="Open this planner call's raw prompt and response">

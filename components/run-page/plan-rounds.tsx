@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import type { LlmCallView, RoundView } from '@/lib/run-state';
+import { roundKey, type LlmCallView, type RoundView } from '@/lib/run-state';
 import { Panel } from '../ui/panel';
 import { PlanRoundCard } from './plan-round-card';
 
@@ -40,7 +40,7 @@ export const PlanRounds = memo(function PlanRounds({
       ) : (
         <ol className="grid auto-cols-[minmax(22rem,1fr)] grid-flow-col gap-3 overflow-x-auto pb-1">
           {rounds.map((round, i) => (
-            <li key={round.round} className="min-w-0">
+            <li key={roundKey(round)} className="min-w-0">
               <PlanRoundCard
                 round={round}
                 previous={i > 0 ? rounds[i - 1]! : null}

@@ -5,7 +5,7 @@ import type { RunImport } from '@/lib/bundle';
 import type { CheckedCitation } from '@/lib/checker';
 import type { RunEvent } from '@/lib/events';
 import { checkPlanPath, SHAPE_ONLY_POLICY } from '@/lib/policy';
-import { isTerminal, pendingApproval } from '@/lib/run-state';
+import { isTerminal, pendingApproval, roundOf } from '@/lib/run-state';
 import { prefersReducedMotion } from '../keyboard/use-shortcuts';
 import { useGiveVerdict } from '../human-verdicts/give-verdict';
 import type { RunSummary } from '@/lib/api';
@@ -14,6 +14,7 @@ import { AnswerPanel, type Judging } from './answer-panel';
 import { ApprovalPanel, type ApprovalSettings } from './approval-panel';
 import { ForkEditor, type ForkSettings } from './fork-editor';
 import { ForkLineage } from './fork-lineage';
+import { ResumeNote } from './resume-note';
 import type { LineRange } from './file-lines';
 import { LlmCallDrawer } from './llm-call-drawer';
 import { LlmCallTable } from './llm-call-table';
@@ -74,7 +75,7 @@ export function RunView({
   const [forkRound, setForkRound] = useState<RoundView | null>(null);
   const live = !isTerminal(view.status);
   const waiting = pendingApproval(view);
-  const waitingRound = waiting ? (view.rounds.find((r) => r.round === waiting.round) ?? null) : null;
+  const waitingRound = waiting ? (roundOf(view, waiting.round) ?? null) : null;
   const observed = useMemo(() => new Set(Object.keys(view.observations)), [view.observations]);
   useRunPageKeys();
 
@@ -105,6 +106,7 @@ export function RunView({
       <RunAnnouncer view={view} />
       <OutcomeHeader runId={runId} view={view} connection={connection} traceUrl={traceUrl} imported={imported} />
       <ForkLineage runId={runId} forkedFrom={view.forkedFrom} forks={forks} />
+      <ResumeNote resumes={view.resumes} />
       {!live && view.answer !== null && (
         <div>
           <SaveCase runId={runId} view={view} />

@@ -1,7 +1,7 @@
 'use client';
 
 import { memo } from 'react';
-import type { RoundView, StepView } from '@/lib/run-state';
+import { roundKey, type RoundView, type StepView } from '@/lib/run-state';
 import { formatDuration } from '../format';
 import { Code, Panel } from '../ui/panel';
 import { StatusBadge } from '../ui/status-badge';
@@ -41,7 +41,7 @@ export const StepTimeline = memo(function StepTimeline({
       ) : (
         <div className="divide-y divide-zinc-200 dark:divide-zinc-800">
           {rounds.map((round) => (
-            <RoundSteps key={round.round} round={round} now={now} onOpenObservation={onOpenObservation} observed={observed} />
+            <RoundSteps key={roundKey(round)} round={round} now={now} onOpenObservation={onOpenObservation} observed={observed} />
           ))}
         </div>
       )}
@@ -65,6 +65,7 @@ function RoundSteps({
     <div className="px-3 py-2">
       <h3 className="mb-1 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">
         Round {round.round}
+        {round.interrupted && <span className="ml-2 font-normal tracking-normal normal-case">— interrupted, ran again</span>}
         {!round.accepted && (
           <span className="ml-2 font-normal tracking-normal normal-case">
             {round.rejections.length > 0 ? '— plan rejected, nothing executed' : '— no accepted plan'}

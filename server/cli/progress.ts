@@ -2,6 +2,7 @@ import { callEntry, type LlmCallEntry } from '../../lib/call-log';
 import { formatCallOptions } from '../../lib/call-options';
 import type { RunEvent } from '../../lib/events';
 import { aggregateCalls, runDurationMs } from '../../lib/result';
+import { resumeText, resumeTitle } from '../../lib/resume';
 import { roundOutcomes } from '../../lib/round-outcome';
 import type { RunState } from '../../lib/run-state';
 
@@ -18,6 +19,8 @@ export function progressLine(e: RunEvent, view: RunState): string | null {
       ].join('\n');
     case 'work_carried':
       return `⤷    carried from the parent: ${e.observations.length} observation${e.observations.length === 1 ? '' : 's'}${e.conclusions.length ? `, ${e.conclusions.length} conclusion${e.conclusions.length === 1 ? '' : 's'}` : ''}`;
+    case 'run_resumed':
+      return `↻    ${resumeTitle(e)}: ${resumeText(e)}`;
     case 'run_waiting':
       return `⧗    waiting (${e.reason}): ${e.message}`;
     case 'llm_call_started':

@@ -31,7 +31,9 @@ export type RunStart =
    * accepted and decided on: it runs as approved, or the rejection is what
    * the next round's planner is told.
    */
-  | { stage: 'decided'; round: number; decided: RoundPlan; lessons: RoundLesson[] };
+  | { stage: 'decided'; round: number; decided: RoundPlan; lessons: RoundLesson[] }
+  /** `replan`: a run taken over after its process died while round `round` was planning: the planner is asked again. */
+  | { stage: 'replan'; round: number; lessons: RoundLesson[] };
 
 /**
  * The completed work a run had when its log was folded into `view`, as the
@@ -86,7 +88,10 @@ function dependencyResults(round: RoundView, index: number): string[] {
 
 /** What the planner of a later round is told of the rounds in `view`, as the loop would have told it. */
 export function lessonsOf(view: RunState): RoundLesson[] {
-  return view.rounds.flatMap((r): RoundLesson[] => {
+  // A round set aside when the run was taken over ran again: its lesson is the round that ran again's.
+  return view.rounds
+    .filter((r) => !r.interrupted)
+    .flatMap((r): RoundLesson[] => {
     const rejected = r.approval?.decision?.decision === 'reject' ? r.approval.decision : null;
     if (rejected) {
       return [{ round: r.round, proposed: r.steps.map((s) => s.step), rejections: [personRejection(rejected.note)], failures: [] }];

@@ -18,6 +18,7 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   plan_rejected: 422,
   run_not_finished: 409,
   approval_not_pending: 409,
+  run_not_claimed: 409,
   call_not_found: 404,
   call_not_replayable: 409,
   bundle_invalid: 400,

@@ -1,4 +1,5 @@
 import { isInside } from '../../lib/policy';
+import { reachesWorkspace, sameModel, servedModels, withTag, workerState, type WorkerRecord } from '../../lib/worker';
 
 /**
  * Where a queued run may go: a worker that serves its model and reaches its
@@ -39,4 +40,24 @@ export function routesServed(models: readonly string[], roots: readonly string[]
     for (const root of new Set(roots)) routes.push({ model, root });
   }
   return routes;
+}
+
+/**
+ * The route a run is queued under: its model, and the deepest root of a
+ * live worker serving that model that reaches its workspace. With none
+ * (no worker can take it now), the root of this process's own worker
+ * roots the workspace is in, or the workspace itself: the run waits for a
+ * worker of that root to start.
+ */
+export function routeOf(
+  run: { model: string; workspace: string },
+  workers: readonly WorkerRecord[],
+  now: number,
+  lostAfterMs: number,
+  ownRoots: readonly string[],
+): RunRoute {
+  const roots = workers
+    .filter((w) => workerState(w, now, lostAfterMs) === 'live' && servedModels(w).some((m) => sameModel(m, run.model)))
+    .flatMap((w) => w.workspaceRoots.filter((root) => reachesWorkspace(root, run.workspace)));
+  return { model: withTag(run.model), root: rootOf(run.workspace, roots) ?? rootOf(run.workspace, ownRoots) ?? run.workspace };
 }

@@ -88,6 +88,12 @@ export class RunQueue {
     return lockers.length;
   }
 
+  /** Withdraws the run's job: deleted when nobody has it, else kept from being taken again once its worker lets it go. */
+  async withdraw(runId: string): Promise<void> {
+    await this.ready();
+    await this.db.query('SELECT graphile_worker.remove_job($1)', [jobKey(runId)]);
+  }
+
   /** Asks the process running the run to cancel it (it polls `cancelRequests`). */
   async requestCancel(runId: string): Promise<void> {
     await this.db.query('INSERT INTO run_cancellations (run_id, requested_at) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING', [runId, Date.now()]);

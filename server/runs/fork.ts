@@ -2,7 +2,7 @@ import type { ForkedFrom, PlanProfile, Strategy } from '../../lib/events';
 import { eventsBefore, planOfRound } from '../../lib/fork-point';
 import { judgeGivenPlan, type PlanRules } from '../../lib/plan-judgement';
 import type { ForkRequest } from '../../lib/run-request';
-import { foldRun, isTerminal, type RunState } from '../../lib/run-state';
+import { foldRun, isTerminal, roundOf, type RunState } from '../../lib/run-state';
 import { carriedWork, lessonsOf, workOf, type RunStart } from '../engine/start-point';
 import type { CompletedWork } from '../engine/ports';
 import { RequestError } from '../http/request-error';
@@ -74,7 +74,7 @@ export async function prepareFork(
     };
   }
   const round = request.round ?? 1;
-  const parentRound = parent.rounds.find((r) => r.round === round);
+  const parentRound = roundOf(parent, round);
   if (!parentRound) {
     const known = parent.rounds.map((r) => r.round);
     throw new RequestError('round_not_found', `Run ${request.run} has no round ${round} (its rounds: ${known.join(', ') || 'none'}).`);

@@ -1,19 +1,20 @@
 import { newRunId } from './run-id';
 import type { ErrorInfo, RunErrorCode } from '../../lib/codes';
-import type { EventOf, ForkedFrom, PlanProfile, ProposedStep, RunEvent, RunLimits, Strategy } from '../../lib/events';
+import type { EventOf, ForkedFrom, PlanProfile, ProposedStep, RunBegin, RunEvent, RunLimits, Strategy } from '../../lib/events';
 import type { ToolSpec } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { RunRequest, type ForkRequest } from '../../lib/run-request';
 import { judgeGivenPlan, rulesOf, type PlanRulesInfo } from '../../lib/plan-judgement';
-import { emptyRun, foldRun, isTerminal, pendingApproval, type ApprovalDecisionView, type RunState } from '../../lib/run-state';
+import { emptyRun, foldRun, isTerminal, pendingApproval, roundOf, type ApprovalDecisionView, type RunState } from '../../lib/run-state';
 import { ApprovalBody } from '../../lib/approval';
 import { runLimits, type Config } from '../config';
 import { completedWork } from '../engine/completed-work';
 import { RunParked, RunStop } from '../engine/context';
-import type { ApprovalWait, CompletedWork } from '../engine/ports';
+import type { ApprovalWait } from '../engine/ports';
 import { planRules } from '../engine/profiles/profile';
 import { runAgent } from '../engine/run-loop';
-import { lessonsOf, workOf, type RunStart } from '../engine/start-point';
+import { lessonsOf, type RunStart } from '../engine/start-point';
+import { beginningOf, type RunBeginning } from './beginning';
 import { approvedPlanOf } from '../engine/approval';
 import { toolBudget } from '../engine/tool-budget';
 import type { ExternalTools } from '../engine/tools';
@@ -21,7 +22,8 @@ import { readyModel } from '../llm/readiness';
 import { resolveModel } from '../llm/resolve';
 import { workspaceChange } from '../mcp/workspace-identity';
 import { inRunTrace, newRunTraceparent } from '../telemetry/trace-context';
-import { heldHere, holdHere, ownerAlive, releaseHere, thisProcess } from '../store/owner';
+import { heldHere, holdHere, ownerAlive, releaseHere, thisProcess, type Owner } from '../store/owner';
+import type { Model } from '../llm/types';
 import { ownerOfRun } from '../store/run-columns';
 import type { RunStore } from '../store/run-store';
 import type { BridgeLease, BridgePool } from './bridge-pool';
@@ -29,6 +31,7 @@ import { LentBridge } from './lent-bridge';
 import { PausableTimer } from './pausable-timer';
 import type { RunBus } from './bus';
 import { prepareFork } from './fork';
+import type { QueuedRuns } from './queued';
 import { RunRecorder } from './recorder';
 import { RequestError } from '../http/request-error';
 import { resolveWorkspace, type PinnedWorkspace } from './workspace';
@@ -83,9 +86,44 @@ export class RunRegistry {
     private readonly bridges: BridgePool,
     /** The tools runs offer their plans, listed once: the bridge's own, and the other configured MCP servers' (connected at start-up). */
     private readonly tools: () => Promise<RunTools>,
+    /** The run queue (PostgreSQL): runs started here are sent to it, and run by whichever worker serves them. Null: run here. */
+    private readonly queued: QueuedRuns | null = null,
   ) {}
 
+  /** Whether runs started here go to the run queue, for workers anywhere. */
+  get queues(): boolean {
+    return this.queued !== null;
+  }
+
+  /**
+   * Creates a run and runs it: in this process (`create`, then `runStored`
+   * as its first attempt), or, with the run queue, by a worker that serves
+   * it (`create`, then sent to the queue).
+   */
   async start(input: unknown): Promise<{ id: string }> {
+    if (this.queued) {
+      const { id } = await this.create(input);
+      await this.queued.send(id);
+      return { id };
+    }
+    const { id, model } = await this.createHeld(input);
+    return this.runHere(id, { attempt: 1, maxAttempts: 1, from: null }, model);
+  }
+
+  /**
+   * Creates a run without running it: the request is judged, the row stored
+   * with this process as its owner, and `run_created` (with where a fork
+   * begins) and a fork's `work_carried` recorded, so that any process can
+   * run it from its log alone (`runStored`).
+   */
+  async create(input: unknown): Promise<{ id: string }> {
+    const { id } = await this.createHeld(input);
+    releaseHere('run', id);
+    return { id };
+  }
+
+  /** `create`, the run still held by this process, and the model as its readiness check found it. */
+  private async createHeld(input: unknown): Promise<{ id: string; model: Model }> {
     const request = this.parseRequest(input);
     const setup = request.fork ? await this.forkSetup(request, request.fork) : this.newRunSetup(request);
     const { task, pinned, strategy, profile, begin } = setup;
@@ -115,8 +153,7 @@ export class RunRegistry {
       ownerStart: owner.start,
       ...(setup.forkedFrom && { forkedFromRun: setup.forkedFrom.run, forkedFromRound: setup.forkedFrom.round }),
     });
-    const controller = new AbortController();
-    const recorder = this.newRecorder(id, emptyRun, controller);
+    const recorder = this.newRecorder(id, emptyRun);
     recorder.emit({
       type: 'run_created',
       task,
@@ -131,25 +168,86 @@ export class RunRegistry {
       ...(approval && { approval }),
       ...(traceparent !== undefined && { traceparent }),
       ...(setup.forkedFrom && { forkedFrom: setup.forkedFrom }),
+      ...(begin.start && { begin: recordedBegin(begin.start) }),
     });
     if (setup.carried) {
       // The fork keeps its own copy of each observation it starts with: its log and artifacts stand alone.
       for (const o of begin.work.observations.values()) recorder.artifact(o.meta.artifact, o.text);
       recorder.emit({ type: 'work_carried', ...setup.carried });
     }
-
-    // Every call the run makes (to Ollama, to MCP servers) carries its trace from here on.
-    this.enqueue(id, recorder, controller, (live) =>
-      inRunTrace(traceparent, () => this.execute(id, live, recorder, model, pinned, limits, strategy, profile, begin, approval !== null)),
-    );
-    // With a store that commits later, the id is handed out once the run's first events are stored, as with one that commits at once.
     try {
       await recorder.flushed();
     } catch (error) {
-      // A later event that failed has stopped the run already; one whose first event was not stored cannot be shown at all.
-      if (recorder.committedView.lastSeq === 0) throw error;
+      releaseHere('run', id);
+      throw error;
     }
-    return { id };
+    return { id, model };
+  }
+
+  /**
+   * Runs a stored run in this process, from its own log (`beginningOf`):
+   * its completed work reused, from where it had got to. `from` is the
+   * owner the run is taken over from (its process died): the run is claimed
+   * from it first, and one that is not its owner's any more is refused
+   * (`run_not_claimed`). A take-over (`attempt` 2 and on) records
+   * `run_resumed` before going on; past `maxAttempts` the run ends
+   * `interrupted` with the reason instead. A run that has ended, or waits
+   * for a person's decision, is left as it is.
+   */
+  async runStored(id: string, attempts: Attempts): Promise<{ id: string }> {
+    return this.runHere(id, attempts, null);
+  }
+
+  private async runHere(id: string, { attempt, maxAttempts, from }: Attempts, ready: Model | null): Promise<{ id: string }> {
+    if (from) {
+      holdHere('run', id);
+      if (!(await this.store.claimRun(id, from, thisProcess()))) {
+        releaseHere('run', id);
+        throw new RequestError('run_not_claimed', `Run ${id} is not owned by the process it was to be taken over from (pid ${from.pid ?? '?'} on ${from.host ?? '?'}).`);
+      }
+    }
+    try {
+      const events = await this.store.events(id);
+      if (events.length === 0) throw new RequestError('run_not_found', `There is no run ${id}.`);
+      const { view, created, begin, resume } = await beginningOf(events, (name) => this.store.getArtifact(id, name));
+      const controller = new AbortController();
+      const recorder = this.newRecorder(id, view, controller);
+      if (!resume) {
+        releaseHere('run', id);
+        return { id };
+      }
+      const pinned = created.workspaceIdentity
+        ? { path: created.workspace, identity: created.workspaceIdentity }
+        : resolveWorkspace(created.workspace, { roots: this.config.workspaceRoots, defaultWorkspace: this.config.workspace });
+      if (attempt >= 2) {
+        const stopped = attempt > maxAttempts ? `it has been run ${attempt - 1} times, the most it is resumed (${maxAttempts} attempts)` : null;
+        const changed = pinned.identity === undefined ? null : workspaceChange(pinned.path, pinned.identity);
+        const refused = stopped ?? (changed === null ? null : `its workspace ${pinned.path} is no longer the directory it was posted with (${changed})`);
+        if (!stopped) recorder.emit({ type: 'run_resumed', attempt, ...(refused === null ? resume : { round: null, restart: 'refused', reason: refused }) });
+        const reason = refused ?? (resume.restart === 'refused' ? resume.reason : null);
+        if (reason) {
+          const message = `The process running this run stopped and it was not resumed: ${reason}; ${lastReached(view)}.`;
+          recorder.emit({ type: 'run_finished', status: 'interrupted', error: { code: 'interrupted', message } });
+          await recorder.flushed();
+          releaseHere('run', id);
+          return { id };
+        }
+      }
+      const model = ready ?? resolveModel(view.model, this.config);
+      const limits = view.limits ?? created.limits;
+      // Every call the run makes (to Ollama, to MCP servers) carries its trace from here on.
+      this.enqueue(id, recorder, controller, (live) =>
+        inRunTrace(created.traceparent, () =>
+          this.execute(id, live, recorder, model, pinned, limits, view.strategy, view.profile, begin, view.approval !== null),
+        ),
+      );
+      // A store that failed to commit has stopped the run already; its first events were stored when it was created.
+      await recorder.flushed().catch(() => undefined);
+      return { id };
+    } catch (error) {
+      if (!this.live.has(id)) releaseHere('run', id);
+      throw error;
+    }
   }
 
   /** A run live here from now on, queued for a slot; `run` runs it once it has one. */
@@ -192,11 +290,32 @@ export class RunRegistry {
     return this.live.has(id);
   }
 
-  /** Resolves with the final state once the run ends. */
+  /** The runs live here, queued for a slot or running: what this process's worker heartbeat reports. */
+  liveRuns(): string[] {
+    return [...this.live.keys()];
+  }
+
+  /**
+   * Resolves with the final state once the run ends (or, live here, parks
+   * waiting for a decision). With the run queue, a run live elsewhere is
+   * followed to its end; else its state as stored now.
+   */
   async waitFor(id: string): Promise<RunState> {
     const live = this.live.get(id);
     if (live) return live.done;
+    if (this.queued) return this.queued.waitFor(id);
     return foldRun(await this.store.events(id));
+  }
+
+  /**
+   * Cancels a run wherever it is: live here, waiting for a decision with no
+   * process of its own, or (with the run queue) queued or run by another
+   * process. False when there is no such run still going.
+   */
+  async cancelElsewhere(id: string): Promise<boolean> {
+    if (this.cancel(id)) return true;
+    if (await this.cancelWaiting(id)) return true;
+    return this.queued ? this.queued.cancelElsewhere(id) : false;
   }
 
   /**
@@ -210,6 +329,8 @@ export class RunRegistry {
     for (const row of await this.store.unfinishedRuns()) {
       // Live here: ours and still going. Another live process (a CLI run): its own.
       if (ownerAlive(ownerOfRun(row), this.live.has(row.id) || heldHere('run', row.id))) continue;
+      // A queued run has a job: freed from its worker, it is taken and resumed by another instead.
+      if (this.queued && (await this.queued.release(row.id))) continue;
       // Waiting for a person is not being in flight: the process that asked has lost nothing by going away.
       if (row.status === 'awaiting_approval') {
         await this.watchWaiting(row.id);
@@ -265,7 +386,9 @@ export class RunRegistry {
   /** Ends a run that waits with no process of its own, once this process has taken it over; false when it is not waiting so. */
   private async endWaiting(id: string, status: 'failed' | 'cancelled', error: ErrorInfo): Promise<boolean> {
     const row = await this.store.getRun(id);
-    if (row?.status !== 'awaiting_approval' || this.live.has(id) || ownerAlive(ownerOfRun(row), heldHere('run', id))) return false;
+    if (row?.status !== 'awaiting_approval' || this.live.has(id)) return false;
+    // With the run queue, a waiting run is parked: its owner may live on, holding it no more.
+    if (!this.queued && ownerAlive(ownerOfRun(row), heldHere('run', id))) return false;
     holdHere('run', id);
     try {
       if (!(await this.store.claimRun(id, ownerOfRun(row), thisProcess()))) return false;
@@ -400,7 +523,7 @@ export class RunRegistry {
     const { pending } = awaiting;
     checkRequest(id, pending, body);
     live.recorder.emit({ type: 'approval_decided', request: pending.request, round: pending.round, ...decisionOf(body, pending), by });
-    const decision = live.recorder.view.rounds.find((r) => r.round === pending.round)?.approval?.decision;
+    const decision = roundOf(live.recorder.view, pending.round)?.approval?.decision;
     if (!decision) throw new Error(`the decision on request ${pending.request} was not folded in`);
     awaiting.decided(decision);
     await live.recorder.flushed();
@@ -418,12 +541,11 @@ export class RunRegistry {
     if (!row) throw new RequestError('run_not_found', `There is no run ${id}.`);
     const notWaiting = (why: string) => new RequestError('approval_not_pending', `Run ${id} ${why}; it is not waiting for a decision here.`);
     if (row.status !== 'awaiting_approval') throw notWaiting(`is ${row.status}`);
-    if (ownerAlive(ownerOfRun(row), heldHere('run', id))) throw notWaiting('waits in another process, which takes the decision');
-    const events = await this.store.events(id);
-    const view = foldRun(events);
+    // With the run queue, a waiting run is parked, held by no process (claiming it settles a race between two deciders).
+    if (!this.queued && ownerAlive(ownerOfRun(row), heldHere('run', id))) throw notWaiting('waits in another process, which takes the decision');
+    const { view, created, begin: stored } = await beginningOf(await this.store.events(id), (name) => this.store.getArtifact(id, name));
     const pending = pendingApproval(view);
-    const created = events[0]?.type === 'run_created' ? events[0] : null;
-    if (!pending || !created || !view.limits) throw notWaiting(`is ${view.status}`);
+    if (!pending || !view.limits) throw notWaiting(`is ${view.status}`);
     checkRequest(id, pending, body);
     const rules = { ...rulesOf(await this.planRulesInfo(), view.profile), planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: view.limits.maxSteps } };
     const decided = decisionOf(body, { request: pending.request, round: pending.round, judge: (plan) => judgeGivenPlan(view.profile, plan, rules) });
@@ -436,11 +558,18 @@ export class RunRegistry {
     const controller = new AbortController();
     const recorder = this.newRecorder(id, view, controller);
     recorder.emit({ type: 'approval_decided', request: pending.request, round: pending.round, ...decided, by });
-    const decision = recorder.view.rounds.find((r) => r.round === pending.round)?.approval?.decision;
+    const decision = roundOf(recorder.view, pending.round)?.approval?.decision;
     if (!decision) throw new Error(`the decision on request ${pending.request} was not folded in`);
+    if (this.queued) {
+      // A worker takes it again and goes on from the decision recorded in its log.
+      await recorder.flushed();
+      releaseHere('run', id);
+      await this.queued.send(id);
+      return decision;
+    }
     const plan = { ...(pending.goal === null ? {} : { goal: pending.goal }), steps: pending.steps };
     const begin: RunBeginning = {
-      work: await workOf(view, async (name) => (await this.store.getArtifact(id, name))?.content ?? ''),
+      work: stored.work,
       start: { stage: 'decided', round: pending.round, decided: approvedPlanOf(decision, plan), lessons: lessonsOf(view) },
     };
     const pinned = created.workspaceIdentity
@@ -556,6 +685,16 @@ export class RunRegistry {
         park: () => stop(new RunParked()),
       };
       if (signal.aborted) onAbort();
+      else if (this.queued) {
+        // With the run queue, a run waiting for a person gives its worker back: the decision, taken in any
+        // process, sends it to the queue again. Its approval timeout is kept here meanwhile.
+        live.awaiting.park();
+        const id = live.recorder.runId;
+        void live.recorder
+          .flushed()
+          .then(() => this.watchWaiting(id))
+          .catch(() => undefined);
+      }
     });
   }
 
@@ -665,10 +804,23 @@ function decisionOf(body: ApprovalBody, pending: ApprovalWait): { decision: Appr
   }
 }
 
-/** What a run starts with: its completed work, and where it begins when not at round 1. */
-interface RunBeginning {
-  work: CompletedWork;
-  start?: RunStart;
+/** Which time a stored run is run (`attempt`, 1 when it is created), the most it may be, and the owner it is taken over from. */
+export interface Attempts {
+  attempt: number;
+  maxAttempts: number;
+  from: Owner | null;
+}
+
+/** Where a fork begins, as `run_created` records it. */
+function recordedBegin(start: RunStart): RunBegin {
+  switch (start.stage) {
+    case 'plan':
+      return { stage: 'plan', round: start.round, plan: start.plan, lessons: start.lessons };
+    case 'answer':
+      return { stage: 'answer' };
+    default:
+      throw new Error(`a run is not created to begin at the ${start.stage} stage`);
+  }
 }
 
 /** Everything a run is created with, decided before anything of it is stored. */

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { EvalStore } from './eval-store';
 import type { CommitNotices } from './notices';
+import type { PgDatabase } from './pg/database';
 import { openPgStores } from './pg/stores';
 import type { ReplayStore } from './replay-store';
 import type { RunStore } from './run-store';
@@ -10,6 +11,8 @@ import { openDatabase } from './sqlite/db';
 import { SqliteEvalStore } from './sqlite/eval-store';
 import { SqliteReplayStore } from './sqlite/replay-store';
 import { SqliteRunStore } from './sqlite/run-store';
+import { SqliteWorkerStore } from './sqlite/worker-store';
+import type { WorkerStore } from './worker-store';
 
 /** The stores a runtime works with, open until `close`. */
 export interface Stores {
@@ -18,8 +21,12 @@ export interface Stores {
   replays: ReplayStore;
   /** Evaluation suites saved from the dashboard. */
   suites: SuiteStore;
+  /** The processes that take runs, and their heartbeats. */
+  workers: WorkerStore;
   /** Commits other processes announce, where the database can tell (PostgreSQL); null where it cannot (SQLite). */
   notices: CommitNotices | null;
+  /** The PostgreSQL database, where the run queue keeps its jobs; null with SQLite (no queue: one process runs its own runs). */
+  database: PgDatabase | null;
   /** Settles once the store can be used; rejects with a ConfigError (saying what to do) when it cannot. */
   ready: Promise<void>;
   close(): Promise<void>;
@@ -34,7 +41,9 @@ export function openStores(config: Pick<Config, 'dataDir' | 'database'>): Stores
     evals: new SqliteEvalStore(db),
     replays: new SqliteReplayStore(db),
     suites: new SqliteSuiteStore(db),
+    workers: new SqliteWorkerStore(db),
     notices: null,
+    database: null,
     ready: Promise.resolve(),
     async close() {
       db.close();

@@ -75,6 +75,8 @@ describe('the run queue (graphile-worker on PostgreSQL)', () => {
     const llama = await startWork(queue, [LLAMA]);
     await until('the llama job to be taken by a llama runner', () => llama.taken.length === 1);
     expect(llama.taken).toEqual([{ runId: 'for-llama', attempt: 1 }]);
+    await queue.withdraw('for-other-root');
+    expect(await queue.hasJob('for-other-root')).toBe(false);
   });
 
   it('a job locked by a worker that is gone is taken again at once when released, as its next attempt', async () => {

@@ -8,12 +8,11 @@
  * before Playwright starts, which is why the specs that use this live in
  * `e2e/`, not in vitest.
  */
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const APP_ROOT = path.resolve(import.meta.dirname, '../..');
@@ -86,40 +85,9 @@ export async function spawnProductionServer(options: ServerOptions = {}): Promis
     env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const { pid, exited, output, stop, kill } = supervise(child, 'next start');
-
-  return {
-    url: `http://${hostname}:${port}`,
-    port,
-    pid,
-    dataDir,
-    exited,
-    output,
-    stop,
-    async cleanup() {
-      await kill();
-      if (ownDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** A child process's exit, its output (bounded), and bounded ways to end it. */
-export interface Supervised {
-  pid: number;
-  exited: Promise<ServerExit>;
-  /** Everything it printed so far (stdout and stderr interleaved, the last 64 KB). */
-  output(): string;
-  /** Sends `signal` and waits (bounded) for the exit; SIGKILLs and throws if it never comes. */
-  stop(signal?: NodeJS.Signals): Promise<ServerExit>;
-  /** SIGKILL if it still runs, and wait (bounded) for the exit. */
-  kill(): Promise<void>;
-}
-
-/** Watches a child spawned with stdout and stderr piped; `name` says what it is in errors. */
-export function supervise(child: ChildProcessByStdio<null, Readable, Readable>, name: string): Supervised {
   let log = '';
   const append = (chunk: Buffer) => {
-    // Bounded: a chatty failing process must not eat the test runner's memory.
+    // Bounded: a chatty failing server must not eat the test runner's memory.
     log = (log + chunk.toString('utf8')).slice(-64 * 1024);
   };
   child.stdout.on('data', append);
@@ -128,24 +96,31 @@ export function supervise(child: ChildProcessByStdio<null, Readable, Readable>, 
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
   const pid = child.pid;
-  if (pid === undefined) throw new Error(`${name} could not be spawned`);
-  const running = () => child.exitCode === null && child.signalCode === null;
+  if (pid === undefined) throw new Error('next start could not be spawned');
+
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<ServerExit> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    const outcome = await Promise.race([exited, sleep(EXIT_TIMEOUT_MS).then(() => null)]);
+    if (outcome) return outcome;
+    child.kill('SIGKILL');
+    await exited;
+    throw new Error(`next start (pid ${pid}) did not exit within ${EXIT_TIMEOUT_MS} ms of ${signal}\n${log}`);
+  };
+
   return {
+    url: `http://${hostname}:${port}`,
+    port,
     pid,
+    dataDir,
     exited,
     output: () => log,
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (running()) child.kill(signal);
-      const outcome = await Promise.race([exited, sleep(EXIT_TIMEOUT_MS).then(() => null)]);
-      if (outcome) return outcome;
-      child.kill('SIGKILL');
-      await exited;
-      throw new Error(`${name} (pid ${pid}) did not exit within ${EXIT_TIMEOUT_MS} ms of ${signal}\n${log}`);
-    },
-    async kill() {
-      if (!running()) return;
-      child.kill('SIGKILL');
-      await Promise.race([exited, sleep(EXIT_TIMEOUT_MS)]);
+    stop,
+    async cleanup() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await Promise.race([exited, sleep(EXIT_TIMEOUT_MS)]);
+      }
+      if (ownDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -222,7 +197,7 @@ export function processRunning(pid: number): boolean {
 }
 
 /** The inherited environment without anything that would configure planscope behind the test's back. */
-export function cleanEnvironment(): Record<string, string> {
+function cleanEnvironment(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined) continue;

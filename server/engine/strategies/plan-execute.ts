@@ -18,7 +18,7 @@ export type PlanOutcome = ({ accepted: true } & AcceptedPlan) | { accepted: fals
  */
 export async function gatherByPlan(ctx: RunContext, files: WorkspaceFile[]): Promise<void> {
   const profile = PLAN_PROFILES[ctx.profile];
-  const start = ctx.start?.stage === 'plan' || ctx.start?.stage === 'decided' ? ctx.start : null;
+  const start = ctx.start?.stage === 'answer' ? null : (ctx.start ?? null);
   const first = start?.round ?? 1;
   const lessons: RoundLesson[] = [...(start?.lessons ?? [])];
   for (let round = first; round <= ctx.limits.maxRounds; round++) {

@@ -6,9 +6,10 @@ import { PgCommitNotices } from './notices';
 import { PgReplayStore } from './replay-store';
 import { PgRunStore } from './run-store';
 import { PgSuiteStore } from './suite-store';
+import { PgWorkerStore } from './worker-store';
 
 /**
- * Runs, evaluations and replays in PostgreSQL: a bounded pool, the schema migrated
+ * Runs, evaluations, replays and workers in PostgreSQL: a bounded pool, the schema migrated
  * at start, and the process's LISTEN connection for commits announced by
  * other processes. Returned at once; `ready` settles when the database was
  * reached and migrated, and every query waits for it.
@@ -24,6 +25,7 @@ export function openPgStores(settings: DatabaseSettings) {
     evals: new PgEvalStore(db),
     replays: new PgReplayStore(db),
     suites: new PgSuiteStore(db),
+    workers: new PgWorkerStore(db),
     notices,
     /** The database itself, for the run queue, which keeps its jobs there. */
     database: db,

@@ -116,6 +116,25 @@ const MIGRATIONS: string[] = [
      updated_at INTEGER NOT NULL,
      body TEXT NOT NULL
    );`,
+  // The workers that take runs: each registered with what it serves (its Ollama hosts and their models,
+  // its workspace roots, as JSON) and kept alive by its heartbeat; a sweeper gives up one that stops beating.
+  `CREATE TABLE workers (
+     id TEXT PRIMARY KEY,
+     host TEXT NOT NULL,
+     pid INTEGER NOT NULL,
+     started_at INTEGER NOT NULL,
+     last_beat_at INTEGER NOT NULL,
+     stopped_at INTEGER,
+     lost_at INTEGER,
+     concurrency INTEGER NOT NULL,
+     hosts TEXT NOT NULL,
+     workspace_roots TEXT NOT NULL,
+     runs TEXT
+   );
+   -- The sweeper's question: which workers still beating (as far as recorded) have gone silent.
+   CREATE INDEX workers_beating ON workers (last_beat_at) WHERE stopped_at IS NULL AND lost_at IS NULL;
+   -- The runs a worker owns, by its process: the unfinished runs, by their owner's start id.
+   CREATE INDEX runs_unfinished_by_owner ON runs (owner_start) WHERE status IN ('queued', 'running', 'awaiting_approval');`,
 ];
 
 export function openDatabase(dataDir: string): Database.Database {

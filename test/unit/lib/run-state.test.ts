@@ -98,3 +98,61 @@ describe('the run reducer', () => {
     expect(foldRun([RunEvent.parse(base)]).workspace).toBe('/w');
   });
 });
+
+describe('a run taken over after its process died (run_resumed)', () => {
+  /** Round 2 of RUN, cut after its cached step: c.ts was being read when the process died. */
+  const cut = RUN.findIndex((e) => e.type === 'step_started' && e.round === 2 && e.index === 1) + 1;
+  const resumed = (restart: 'round' | 'plan' | 'answer' | 'refused', round: number | null) =>
+    stamp([
+      ...RUN.slice(0, cut).map(({ seq: _s, at: _a, ...e }) => e as NewRunEvent),
+      { type: 'run_resumed', attempt: 2, round, restart, reason: 'the process stopped' },
+    ]);
+
+  it('sets the interrupted round aside with what it recorded, and runs its plan again in a fresh round of the same number', () => {
+    const view = foldRun([
+      ...resumed('round', 2),
+      ...stamp([{ type: 'step_started', round: 2, index: 0, path: 'a.ts' }]).map((e) => ({ ...e, seq: cut + 2, at: 2000 })),
+    ]);
+    expect(view.resumes).toEqual([{ attempt: 2, round: 2, restart: 'round', reason: 'the process stopped', at: 1000 + cut * 10 }]);
+    expect(view.rounds.map((r) => [r.round, r.interrupted ?? false])).toEqual([
+      [1, false],
+      [2, true],
+      [2, false],
+    ]);
+    // Nothing recorded is lost: the set-aside round keeps its cached and running steps.
+    expect(view.rounds[1]!.steps.map((s) => s.status)).toEqual(['cached', 'running']);
+    // Events after the take-over go to the round that runs again, which begins with the same plan, every step pending.
+    expect(view.rounds[2]!.steps.map((s) => [s.path, s.status])).toEqual([
+      ['a.ts', 'running'],
+      ['c.ts', 'pending'],
+    ]);
+    expect(view.rounds[2]!.accepted).toBe(true);
+    // The Result reports the rounds that ran; the take-over is listed.
+    const result = toResult('run-1', view);
+    expect(result.attempts).toBe(2);
+    expect(result.plans.map((p) => p.round)).toEqual([1, 2]);
+    expect(result.resumes).toEqual([{ attempt: 2, round: 2, restart: 'round', reason: 'the process stopped', at: new Date(1000 + cut * 10).toISOString() }]);
+  });
+
+  it('sets a round being planned aside when it is planned again, and leaves the rounds alone when the answer is written again', () => {
+    const replanned = foldRun(resumed('plan', 2));
+    expect(replanned.rounds.map((r) => [r.round, r.interrupted ?? false])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
+    const answered = foldRun(resumed('answer', null));
+    expect(answered.rounds.some((r) => r.interrupted)).toBe(false);
+    expect(answered.resumes.map((r) => r.restart)).toEqual(['answer']);
+  });
+
+  it('has no resumes for a run never taken over, and none in its Result', () => {
+    expect(foldRun(RUN).resumes).toEqual([]);
+    expect(toResult('run-1', foldRun(RUN)).resumes).toBeUndefined();
+  });
+
+  it('parses run_resumed, refusing an attempt below 2', () => {
+    const event = { seq: 3, at: 1, type: 'run_resumed', attempt: 2, round: null, restart: 'plan', reason: 'r' };
+    expect(RunEvent.safeParse(event).success).toBe(true);
+    expect(RunEvent.safeParse({ ...event, attempt: 1 }).success).toBe(false);
+  });
+});

@@ -1,0 +1,84 @@
+import type { WorkerHost } from '../../lib/worker';
+import type { Config } from '../config';
+import { checkOllama } from '../llm/health';
+import { thisProcess } from '../store/owner';
+import type { WorkerStore } from '../store/worker-store';
+import { startHeartbeat } from './heartbeat';
+
+/** Longest this process waits for its Ollama host's model list at start; a host that does not answer by then serves nothing. */
+const TAGS_TIMEOUT_MS = 3000;
+
+/**
+ * The workspaces this process can reach: the configured roots and the
+ * default workspace (which a run may use even outside them), or every
+ * directory (`/`) when no roots are configured.
+ */
+export function workerRoots(config: Pick<Config, 'workspaceRoots' | 'workspace'>): string[] {
+  if (config.workspaceRoots === null) return ['/'];
+  return [...new Set([...config.workspaceRoots, config.workspace])];
+}
+
+export interface ThisWorker {
+  id: string;
+  /** Its Ollama hosts with their models, and the workspace roots it reaches, as registered. */
+  hosts: WorkerHost[];
+  roots: string[];
+  /** Ends the heartbeat and records the worker stopped. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface ThisWorkerDeps {
+  config: Pick<Config, 'ollamaHost' | 'workspaceRoots' | 'workspace' | 'workerConcurrency' | 'workers'>;
+  store: WorkerStore;
+  /** The runs live in this process now. */
+  runs: () => readonly string[];
+  now?: () => number;
+}
+
+/**
+ * Registers this process as a worker: its Ollama host with the models it
+ * had installed at start (read once from `/api/tags`; none when it does not
+ * answer, though the offline baseline is served all the same), the
+ * workspaces it reaches and its concurrency; then keeps it live with its
+ * heartbeat. Its id is the start id its runs are recorded under, so the
+ * runs it owns can be found from the worker.
+ */
+export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker> {
+  const { config, store } = deps;
+  const now = deps.now ?? Date.now;
+  const self = thisProcess();
+  const ollama = await checkOllama(config.ollamaHost, TAGS_TIMEOUT_MS);
+  const host: WorkerHost = { host: ollama.host, models: ollama.models, reachable: ollama.reachable && ollama.error === null };
+  const startedAt = now();
+  await store.register({
+    id: self.start,
+    host: self.host,
+    pid: self.pid,
+    startedAt,
+    lastBeatAt: startedAt,
+    stoppedAt: null,
+    concurrency: config.workerConcurrency,
+    hosts: [host],
+    workspaceRoots: workerRoots(config),
+    runs: [...deps.runs()],
+  });
+  const heartbeat = startHeartbeat({
+    store,
+    id: self.start,
+    intervalMs: config.workers.heartbeatMs,
+    runs: deps.runs,
+    now,
+    onRefused: () =>
+      process.stderr.write(`planscope: worker ${self.start}: the store no longer takes this worker's heartbeats (it was given up for lost or stopped)\n`),
+  });
+  let stopped: Promise<void> | null = null;
+  return {
+    id: self.start,
+    hosts: [host],
+    roots: workerRoots(config),
+    stop() {
+      stopped ??= heartbeat.stop().then(() => store.stop(self.start, now()));
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { servedModels, type WorkersResponse } from '../../lib/worker';
+import { ConfigError, loadConfig } from '../../server/config';
+import { thisProcess } from '../../server/store/owner';
+import { openDatabase } from '../../server/store/sqlite/db';
+import { SqliteWorkerStore } from '../../server/store/sqlite/worker-store';
+import { startHeartbeat } from '../../server/workers/heartbeat';
+import { startThisWorker, workerRoots } from '../../server/workers/this-process';
+import { workersView } from '../../server/workers/view';
+import { DEFAULT_MODELS } from '../support/fake-ollama';
+import { APP_ROOT, startHarness, type Harness } from '../support/harness';
+
+const FAST = { PLANSCOPE_WORKER_HEARTBEAT_MS: '100', PLANSCOPE_WORKER_LOST_AFTER_MS: '1000' };
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Polls `view` until `check` holds, bounded. */
+async function until(view: () => Promise<WorkersResponse>, check: (response: WorkersResponse) => boolean, what: string): Promise<WorkersResponse> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const response = await view();
+    if (check(response)) return response;
+    if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}; last seen ${JSON.stringify(response)}`);
+    await sleep(50);
+  }
+}
+
+function sqliteWorkers() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-workers-'));
+  const db = openDatabase(dataDir);
+  cleanups.push(() => {
+    db.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  return new SqliteWorkerStore(db);
+}
+
+describe('a runtime as a worker', () => {
+  let h: Harness;
+
+  it('registers itself with its Ollama host and models, beats, and is recorded stopped when it closes', async () => {
+    h = await startHarness({}, FAST);
+    cleanups.push(() => h.close());
+    const { runtime } = h;
+    const view = () => workersView(runtime.workers, runtime.config.workers);
+    const self = thisProcess();
+    const first = await until(view, (r) => r.workers.some((w) => w.id === self.start), 'the runtime registered');
+    const worker = first.workers.find((w) => w.id === self.start)!;
+    expect(worker).toMatchObject({
+      state: 'live',
+      host: self.host,
+      pid: self.pid,
+      concurrency: runtime.config.maxConcurrentRuns,
+      workspaceRoots: ['/'],
+      stoppedAt: null,
+      running: [],
+    });
+    expect(worker.hosts).toEqual([{ host: h.fake.url, models: DEFAULT_MODELS, reachable: true }]);
+    expect(servedModels(worker)).toEqual(['offline', ...DEFAULT_MODELS]);
+
+    await until(view, (r) => r.workers.some((w) => w.id === self.start && w.lastBeatAt > worker.lastBeatAt), 'a heartbeat after registering');
+
+    await runtime.close();
+    // The store is closed with the runtime: what it recorded is read through another connection.
+    const db = openDatabase(h.dataDir);
+    cleanups.push(() => void db.close());
+    const reopened = new SqliteWorkerStore(db);
+    const recorded = (await reopened.list()).find((w) => w.id === self.start);
+    expect(recorded?.stoppedAt).not.toBeNull();
+    expect((await workersView(reopened, runtime.config.workers)).workers.find((w) => w.id === self.start)?.state).toBe('stopped');
+  });
+});
+
+describe('startThisWorker', () => {
+  it('registers an Ollama host that does not answer as unreachable, serving the offline baseline alone; roots include the default workspace', async () => {
+    const store = sqliteWorkers();
+    const workspace = path.join(APP_ROOT, 'sample-workspace');
+    const config = loadConfig({ ...FAST, OLLAMA_HOST: 'http://127.0.0.1:9', PLANSCOPE_WORKSPACE: workspace, PLANSCOPE_WORKSPACE_ROOTS: os.tmpdir() }, APP_ROOT);
+    const worker = await startThisWorker({ config, store, runs: () => ['r1'] });
+    cleanups.push(() => worker.stop());
+    const [record] = await store.list();
+    expect(record!.hosts).toEqual([{ host: 'http://127.0.0.1:9', models: [], reachable: false }]);
+    expect(servedModels(record!)).toEqual(['offline']);
+    expect(record!.workspaceRoots).toEqual([fs.realpathSync(os.tmpdir()), workspace]);
+    expect(record!.runs).toEqual(['r1']);
+    await worker.stop();
+    await worker.stop();
+    expect((await store.list())[0]!.stoppedAt).not.toBeNull();
+  });
+
+  it('workerRoots: every directory when no roots are configured', () => {
+    expect(workerRoots({ workspaceRoots: null, workspace: '/srv/ws' })).toEqual(['/']);
+    expect(workerRoots({ workspaceRoots: ['/srv', '/srv/ws'], workspace: '/srv/ws' })).toEqual(['/srv', '/srv/ws']);
+  });
+});
+
+describe('the heartbeat', () => {
+  it('reports the runs it is given, and ends when the store refuses it (the worker was given up for lost)', async () => {
+    const store = sqliteWorkers();
+    const t0 = Date.now();
+    await store.register({ id: 'w1', host: 'box', pid: 1, startedAt: t0, lastBeatAt: t0, stoppedAt: null, concurrency: 1, hosts: [], workspaceRoots: ['/'] });
+    let refused = 0;
+    const heartbeat = startHeartbeat({ store, id: 'w1', intervalMs: 20, runs: () => ['r7'], onRefused: () => refused++ });
+    cleanups.push(() => heartbeat.stop());
+    const deadline = Date.now() + 10_000;
+    while ((await store.list())[0]!.runs === undefined && Date.now() < deadline) await sleep(20);
+    expect((await store.list())[0]!.runs).toEqual(['r7']);
+
+    expect(await store.markLost('w1', Date.now())).toBe(true);
+    while (refused === 0 && Date.now() < deadline) await sleep(20);
+    expect(refused).toBe(1);
+    // No beats after the refusal.
+    const before = (await store.list())[0]!.lastBeatAt;
+    await sleep(100);
+    expect((await store.list())[0]!.lastBeatAt).toBe(before);
+    expect(refused).toBe(1);
+  });
+});
+
+describe('the workers configuration', () => {
+  it('defaults to a heartbeat every 2 s and lost after 10 s', () => {
+    expect(loadConfig({}, APP_ROOT).workers).toEqual({ heartbeatMs: 2000, lostAfterMs: 10_000 });
+  });
+
+  it('refuses a lost-after window shorter than two heartbeats, saying what to set', () => {
+    expect(() => loadConfig({ PLANSCOPE_WORKER_HEARTBEAT_MS: '6000' }, APP_ROOT)).toThrow(ConfigError);
+    expect(() => loadConfig({ PLANSCOPE_WORKER_HEARTBEAT_MS: '6000' }, APP_ROOT)).toThrow(/PLANSCOPE_WORKER_LOST_AFTER_MS \(10000\) must be at least twice PLANSCOPE_WORKER_HEARTBEAT_MS \(6000\).*12000 or more/);
+    expect(loadConfig({ PLANSCOPE_WORKER_HEARTBEAT_MS: '5000', PLANSCOPE_WORKER_LOST_AFTER_MS: '10000' }, APP_ROOT).workers.lostAfterMs).toBe(10_000);
+  });
+});
