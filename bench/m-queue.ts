@@ -14,15 +14,36 @@
  *   - the runs list's first page with 100,000 runs stored, on that dashboard.
  * Figures reported, targets shown, nothing asserted.
  */
+import { SSE_RUN_EVENT } from '../lib/api';
+import { TerminalStatus, type RunEvent } from '../lib/events';
 import { RunQueue } from '../server/queue/run-queue';
 import type { RunRoute } from '../server/queue/route';
 import { openPgStores } from '../server/store/pg/stores';
+import { dashboardBuildState } from '../scripts/ensure-build.mjs';
 import { createTestDatabase, type TestDatabase } from '../test/support/postgres';
-import { atMost, benchArgs, info, writeOutput, type Figure } from './lib/report';
+import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process';
+import { startExternalFake, type ExternalFake } from './lib/fake';
+import { snapshotBuild, startNext, type NextServer } from './lib/next-server';
+import { copyWorkspace, removeDir, tempDir } from './lib/paths';
+import { waitFor } from './lib/proc';
+import { atMost, benchArgs, info, log, writeOutput, type Figure } from './lib/report';
+import { straightScript, TASK } from './lib/scenario';
+import { seedRuns } from './lib/seed-runs';
 import { round, roundSummary, summarize } from './lib/stats';
 
 const args = benchArgs();
 const PICKUP_SAMPLES = args.quick ? 20 : 300;
+/** Every model call of the fake takes this long, streamed as a model generates. */
+const CALL_MS = 200;
+const WORKER_COUNTS = args.quick ? [1, 2] : [1, 2, 4];
+/** Runs each worker process runs at once. */
+const WORKER_CONCURRENCY = args.quick ? 2 : 4;
+/** Runs per worker in a throughput batch: ten rounds of its concurrency. */
+const RUNS_PER_WORKER = WORKER_CONCURRENCY * (args.quick ? 2 : 10);
+/** Live events to time per streaming configuration (runs one at a time until there are this many). */
+const STREAM_EVENTS = args.quick ? 20 : 200;
+const STORED_RUNS = args.quick ? 2000 : 100_000;
+const LIST_REQUESTS = args.quick ? 5 : 50;
 const figures: Figure[] = [];
 const details: Record<string, unknown> = {};
 const skipped: string[] = [];
@@ -64,9 +85,244 @@ async function measurePickup(database: TestDatabase): Promise<void> {
   }
 }
 
+interface Bench {
+  database: TestDatabase;
+  fake: ExternalFake;
+  workspace: string;
+  /** The private copy of the production build the dashboards serve. */
+  buildDir: string;
+  dataDir: string;
+}
+
+/** `count` worker processes taking the bench's runs, each at WORKER_CONCURRENCY; resolves once all are registered. */
+async function startWorkers(bench: Bench, count: number): Promise<WorkerProcess[]> {
+  const started = await Promise.allSettled(
+    Array.from({ length: count }, () =>
+      startWorkerProcess(bench.database, { OLLAMA_HOST: bench.fake.url, PLANSCOPE_WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) }),
+    ),
+  );
+  const workers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    await stopWorkers(workers);
+    throw failed.reason;
+  }
+  return workers;
+}
+
+async function stopWorkers(workers: WorkerProcess[]): Promise<void> {
+  await Promise.all(workers.map((w) => w.stop().catch(() => w.kill())));
+}
+
+async function submit(dashboard: NextServer, task: string): Promise<string> {
+  const response = await fetch(`${dashboard.url}/api/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ task, model: 'qwen3:8b' }),
+  });
+  if (response.status !== 201) throw new Error(`POST /api/runs: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { id: string }).id;
+}
+
+const TERMINAL = TerminalStatus.options as readonly string[];
+
+/** Waits (bounded) until every run has ended; returns the last end (ms since the epoch) and the runs that did not complete. */
+async function untilEnded(database: TestDatabase, ids: string[], timeoutMs: number): Promise<{ lastFinishedAt: number; notCompleted: string[] }> {
+  return waitFor(
+    async () => {
+      const rows = await database.sql<{ id: string; status: string; finished_at: string | null }>(
+        'SELECT id, status, finished_at FROM runs WHERE id = ANY($1::text[])',
+        [ids],
+      );
+      if (rows.length < ids.length || rows.some((r) => !TERMINAL.includes(r.status))) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return null;
+      }
+      return {
+        lastFinishedAt: Math.max(...rows.map((r) => Number(r.finished_at))),
+        notCompleted: rows.filter((r) => r.status !== 'completed').map((r) => `${r.id}: ${r.status}`),
+      };
+    },
+    timeoutMs,
+    `${ids.length} runs to end`,
+  );
+}
+
+/**
+ * Runs per minute with 1, 2 and 4 worker processes: a batch of
+ * RUNS_PER_WORKER runs per worker posted at once to a dashboard that takes
+ * none itself, timed from the first post to the last run's end, after a
+ * warm-up batch (each worker's bridge and JIT). Scaling efficiency is the
+ * rate with N workers over N times the rate with one.
+ */
+async function measureThroughput(bench: Bench, dashboard: NextServer): Promise<void> {
+  await bench.fake.setScript(straightScript(CALL_MS));
+  const rates = new Map<number, number>();
+  const batches: Record<string, unknown>[] = [];
+  for (const count of WORKER_COUNTS) {
+    const workers = await startWorkers(bench, count);
+    try {
+      const warm = await Promise.all(Array.from({ length: count * WORKER_CONCURRENCY }, (_, i) => submit(dashboard, `${TASK} (warm-up ${count}.${i})`)));
+      await untilEnded(bench.database, warm, 120_000);
+      const runs = count * RUNS_PER_WORKER;
+      const started = Date.now();
+      const ids = await Promise.all(Array.from({ length: runs }, (_, i) => submit(dashboard, `${TASK} (${count} workers, #${i})`)));
+      const { lastFinishedAt, notCompleted } = await untilEnded(bench.database, ids, 300_000);
+      const minutes = (lastFinishedAt - started) / 60_000;
+      rates.set(count, runs / minutes);
+      batches.push({ workers: count, runs, seconds: round(minutes * 60, 2), runsPerMinute: round(runs / minutes, 1), notCompleted: notCompleted.slice(0, 5) });
+      log(`${count} worker(s): ${runs} runs in ${(minutes * 60).toFixed(1)} s, ${(runs / minutes).toFixed(0)} runs/min${notCompleted.length ? `, ${notCompleted.length} not completed` : ''}`);
+    } finally {
+      await stopWorkers(workers);
+    }
+  }
+  const one = rates.get(1)!;
+  for (const [count, rate] of rates) {
+    figures.push(info(`queue.rpm.${count}`, `Runs per minute, ${count} worker process${count > 1 ? 'es' : ''} x ${WORKER_CONCURRENCY} at once, ${CALL_MS} ms model calls`, round(rate, 0), 'runs/min'));
+  }
+  for (const [count, rate] of rates) {
+    if (count === 1) continue;
+    figures.push(info(`queue.scaling.${count}`, `Scaling efficiency, ${count} workers: rate / (${count} x rate of 1)`, round(rate / (count * one), 2), 'x'));
+  }
+  const ideal = 60_000 / (3 * CALL_MS);
+  details.throughput = { callMs: CALL_MS, callsPerRun: 3, workerConcurrency: WORKER_CONCURRENCY, runsPerMinuteOneRunAtATimeIfOnlyTheModel: round(ideal, 1), batches };
+}
+
+/** One run's events as an SSE client receives them: each with its arrival time (ms since the epoch). */
+async function streamRun(dashboard: NextServer, id: string): Promise<{ openedAt: number; arrivals: { event: RunEvent; at: number }[] }> {
+  const response = await fetch(`${dashboard.url}/api/runs/${id}/events`, { signal: AbortSignal.timeout(60_000) });
+  if (!response.ok || !response.body) throw new Error(`GET /api/runs/${id}/events: ${response.status}`);
+  const openedAt = Date.now();
+  const arrivals: { event: RunEvent; at: number }[] = [];
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const at = Date.now();
+    buffer += decoder.decode(value, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const message = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      if (!message.includes(`event: ${SSE_RUN_EVENT}\n`)) continue;
+      const data = /^data: (.*)$/m.exec(message)?.[1];
+      if (data) arrivals.push({ event: JSON.parse(data) as RunEvent, at });
+    }
+  }
+  return { openedAt, arrivals };
+}
+
+/**
+ * Append -> SSE client: runs posted one at a time to `dashboard` and read
+ * from it as they run, until STREAM_EVENTS events appended after the stream
+ * opened have come (earlier ones are the catch-up, not live). An event's
+ * latency is its arrival minus its `at`, the `Date.now()` of the process
+ * that appended it (same machine, same clock). Also returns, per run, the
+ * time from `run_created` (written by the dashboard) to the next event
+ * (written by whoever took the run).
+ */
+async function timeStreaming(dashboard: NextServer, label: string, events: number): Promise<{ latencies: number[]; firstEvent: number[] }> {
+  const latencies: number[] = [];
+  const firstEvent: number[] = [];
+  for (let i = 0; latencies.length < events; i++) {
+    if (i > 100) throw new Error(`${label}: fewer than ${events} live events in 100 runs`);
+    const id = await submit(dashboard, `${TASK} (${label} #${i})`);
+    const { openedAt, arrivals } = await streamRun(dashboard, id);
+    if (arrivals.at(-1)?.event.type !== 'run_finished') throw new Error(`${label}: the stream of ${id} ended before the run did`);
+    for (const { event, at } of arrivals) if (event.at >= openedAt) latencies.push(at - event.at);
+    if (arrivals.length >= 2 && arrivals[0]!.event.type === 'run_created') firstEvent.push(arrivals[1]!.event.at - arrivals[0]!.event.at);
+  }
+  return { latencies, firstEvent };
+}
+
+async function measureStreaming(bench: Bench, dashboard: NextServer): Promise<void> {
+  await bench.fake.setScript(straightScript(CALL_MS));
+  const workers = await startWorkers(bench, 1);
+  let across: Awaited<ReturnType<typeof timeStreaming>>;
+  try {
+    await timeStreaming(dashboard, 'warm-up', 1);
+    across = await timeStreaming(dashboard, 'across processes', STREAM_EVENTS);
+  } finally {
+    await stopWorkers(workers);
+  }
+  // The single-process figure: one dashboard on the same database that takes its runs itself.
+  const singleDir = tempDir('queue-single');
+  const single = await startNext({ ...dashboardEnv(bench), PLANSCOPE_DATA_DIR: singleDir, PLANSCOPE_WORKER: 'on' }, bench.buildDir);
+  let local: Awaited<ReturnType<typeof timeStreaming>>;
+  try {
+    await timeStreaming(single, 'warm-up', 1);
+    local = await timeStreaming(single, 'one process', STREAM_EVENTS);
+  } finally {
+    await single.stop();
+    removeDir(singleDir);
+  }
+  const a = summarize(across.latencies);
+  const l = summarize(local.latencies);
+  const p = summarize(across.firstEvent);
+  figures.push(info('queue.stream.across.p50', `Append in a worker -> SSE client of another dashboard process (median over ${a.n} events)`, round(a.median, 1), 'ms'));
+  figures.push(info('queue.stream.across.p95', 'Same, p95', round(a.p95, 1), 'ms'));
+  figures.push(info('queue.stream.single.p50', `Append -> SSE client, one dashboard process running its runs on PostgreSQL (median over ${l.n})`, round(l.median, 1), 'ms'));
+  figures.push(info('queue.stream.single.p95', 'Same, p95', round(l.p95, 1), 'ms'));
+  figures.push(atMost('queue.stream.ratio.p50', 'Across processes / one process (medians)', round(a.median / l.median, 2), 2, 'x'));
+  figures.push(info('queue.stream.ratio.p95', 'Across processes / one process (p95s)', round(a.p95 / l.p95, 2), 'x'));
+  figures.push(info('queue.pickup.run', `A posted run: run_created (dashboard) -> the worker's first event, through the queue (median over ${p.n})`, round(p.median, 1), 'ms'));
+  details.streaming = { acrossMs: roundSummary(a, 1), singleMs: roundSummary(l, 1), postToWorkerMs: roundSummary(p, 1), callMs: CALL_MS };
+}
+
+/** GET /api/runs?limit=50 on a dashboard of the queue, with STORED_RUNS runs inserted beside the bench's own. */
+async function measureList(bench: Bench, dashboard: NextServer): Promise<void> {
+  const seedMs = await seedRuns(bench.database, STORED_RUNS);
+  log(`seeded ${STORED_RUNS} runs in ${seedMs.toFixed(0)} ms`);
+  const timeOne = async () => {
+    const started = performance.now();
+    const res = await fetch(`${dashboard.url}/api/runs?limit=50`);
+    const body = (await res.json()) as { runs: unknown[] };
+    if (!res.ok || body.runs.length !== 50) throw new Error(`GET /api/runs?limit=50: ${res.status}`);
+    return performance.now() - started;
+  };
+  const first = await timeOne();
+  const warm: number[] = [];
+  for (let i = 0; i < LIST_REQUESTS; i++) warm.push(await timeOne());
+  const s = summarize(warm);
+  figures.push(atMost('queue.list', `GET /api/runs?limit=50, ${STORED_RUNS} runs in PostgreSQL, dashboard of the queue (median)`, round(s.median, 1), 300, 'ms'));
+  figures.push(info('queue.list.p95', 'Same, p95', round(s.p95, 1), 'ms'));
+  figures.push(info('queue.list.first', 'Same, first request after the seed', round(first, 1), 'ms'));
+  details.list = { storedRuns: STORED_RUNS, seedMs: round(seedMs, 0), firstMs: round(first, 1), warm: roundSummary(s, 1) };
+}
+
+function dashboardEnv(bench: Bench): Record<string, string> {
+  return {
+    PLANSCOPE_DATABASE_URL: bench.database.url,
+    OLLAMA_HOST: bench.fake.url,
+    PLANSCOPE_MODEL: 'qwen3:8b',
+    PLANSCOPE_WORKSPACE: bench.workspace,
+    PLANSCOPE_DATA_DIR: bench.dataDir,
+  };
+}
+
 const database = await createTestDatabase();
 try {
   await measurePickup(database);
+  if (!dashboardBuildState().built) {
+    skipped.push('runs per minute, streaming across processes and the runs list: no production build (`npm run build`, then `npm run bench`)');
+  } else {
+    const snapshot = snapshotBuild();
+    const bench: Bench = { database, fake: await startExternalFake(), workspace: copyWorkspace(), buildDir: snapshot.dir, dataDir: tempDir('queue-web') };
+    const dashboard = await startNext({ ...dashboardEnv(bench), PLANSCOPE_WORKER: 'off' }, snapshot.dir);
+    try {
+      await measureThroughput(bench, dashboard);
+      await measureStreaming(bench, dashboard);
+      await measureList(bench, dashboard);
+    } finally {
+      await dashboard.stop();
+      await bench.fake.close();
+      snapshot.remove();
+      removeDir(bench.workspace);
+      removeDir(bench.dataDir);
+    }
+  }
 } finally {
   await database.drop();
 }
