@@ -14,6 +14,9 @@
  *   - the runs list's first page with 100,000 runs stored, on that dashboard.
  * Figures reported, targets shown, nothing asserted.
  */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import { SSE_RUN_EVENT } from '../lib/api';
 import { TerminalStatus, type RunEvent } from '../lib/events';
 import { RunQueue } from '../server/queue/run-queue';
@@ -21,6 +24,7 @@ import type { RunRoute } from '../server/queue/route';
 import { openPgStores } from '../server/store/pg/stores';
 import { dashboardBuildState } from '../scripts/ensure-build.mjs';
 import { createTestDatabase, type TestDatabase } from '../test/support/postgres';
+import { childProcesses } from '../test/support/server-process';
 import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process';
 import { startExternalFake, type ExternalFake } from './lib/fake';
 import { snapshotBuild, startNext, type NextServer } from './lib/next-server';
@@ -94,18 +98,21 @@ interface Bench {
   dataDir: string;
 }
 
-/** `count` worker processes taking the bench's runs, each at WORKER_CONCURRENCY; resolves once all are registered. */
+/**
+ * `count` worker processes taking the bench's runs, each at
+ * WORKER_CONCURRENCY; resolves once all are registered. One after the
+ * other: each waits for its registration on the test database's one
+ * connection.
+ */
 async function startWorkers(bench: Bench, count: number): Promise<WorkerProcess[]> {
-  const started = await Promise.allSettled(
-    Array.from({ length: count }, () =>
-      startWorkerProcess(bench.database, { OLLAMA_HOST: bench.fake.url, PLANSCOPE_WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) }),
-    ),
-  );
-  const workers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  const failed = started.find((s) => s.status === 'rejected');
-  if (failed) {
+  const workers: WorkerProcess[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      workers.push(await startWorkerProcess(bench.database, { OLLAMA_HOST: bench.fake.url, PLANSCOPE_WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) }));
+    }
+  } catch (error) {
     await stopWorkers(workers);
-    throw failed.reason;
+    throw error;
   }
   return workers;
 }
@@ -125,6 +132,23 @@ async function submit(dashboard: NextServer, task: string): Promise<string> {
 }
 
 const TERMINAL = TerminalStatus.options as readonly string[];
+const CLOCK_TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** CPU time (user + system, ms) the worker processes and their children (the MCP bridges) have used so far (Linux /proc). */
+function workersCpuMs(workers: WorkerProcess[]): number {
+  let ticks = 0;
+  for (const pid of workers.flatMap((w) => [w.child.pid!, ...childProcesses(w.child.pid!).map((c) => c.pid)])) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // After the command name (which may hold spaces), utime and stime are the 12th and 13th fields.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // It ended meanwhile.
+    }
+  }
+  return (ticks / CLOCK_TICKS_PER_S) * 1000;
+}
 
 /** Waits (bounded) until every run has ended; returns the last end (ms since the epoch) and the runs that did not complete. */
 async function untilEnded(database: TestDatabase, ids: string[], timeoutMs: number): Promise<{ lastFinishedAt: number; notCompleted: string[] }> {
@@ -158,6 +182,7 @@ async function untilEnded(database: TestDatabase, ids: string[], timeoutMs: numb
 async function measureThroughput(bench: Bench, dashboard: NextServer): Promise<void> {
   await bench.fake.setScript(straightScript(CALL_MS));
   const rates = new Map<number, number>();
+  const cpu = new Map<number, number>();
   const batches: Record<string, unknown>[] = [];
   for (const count of WORKER_COUNTS) {
     const workers = await startWorkers(bench, count);
@@ -165,12 +190,23 @@ async function measureThroughput(bench: Bench, dashboard: NextServer): Promise<v
       const warm = await Promise.all(Array.from({ length: count * WORKER_CONCURRENCY }, (_, i) => submit(dashboard, `${TASK} (warm-up ${count}.${i})`)));
       await untilEnded(bench.database, warm, 120_000);
       const runs = count * RUNS_PER_WORKER;
+      const cpuBefore = workersCpuMs(workers);
       const started = Date.now();
       const ids = await Promise.all(Array.from({ length: runs }, (_, i) => submit(dashboard, `${TASK} (${count} workers, #${i})`)));
       const { lastFinishedAt, notCompleted } = await untilEnded(bench.database, ids, 300_000);
       const minutes = (lastFinishedAt - started) / 60_000;
+      const cpuPerRun = (workersCpuMs(workers) - cpuBefore) / runs;
       rates.set(count, runs / minutes);
-      batches.push({ workers: count, runs, seconds: round(minutes * 60, 2), runsPerMinute: round(runs / minutes, 1), notCompleted: notCompleted.slice(0, 5) });
+      cpu.set(count, cpuPerRun);
+      batches.push({
+        workers: count,
+        runs,
+        seconds: round(minutes * 60, 2),
+        runsPerMinute: round(runs / minutes, 1),
+        workerCpuMsPerRun: round(cpuPerRun, 1),
+        loadAverage: round(os.loadavg()[0]!, 2),
+        notCompleted: notCompleted.slice(0, 5),
+      });
       log(`${count} worker(s): ${runs} runs in ${(minutes * 60).toFixed(1)} s, ${(runs / minutes).toFixed(0)} runs/min${notCompleted.length ? `, ${notCompleted.length} not completed` : ''}`);
     } finally {
       await stopWorkers(workers);
@@ -184,8 +220,11 @@ async function measureThroughput(bench: Bench, dashboard: NextServer): Promise<v
     if (count === 1) continue;
     figures.push(info(`queue.scaling.${count}`, `Scaling efficiency, ${count} workers: rate / (${count} x rate of 1)`, round(rate / (count * one), 2), 'x'));
   }
+  for (const [count, ms] of cpu) {
+    figures.push(info(`queue.cpu.${count}`, `CPU per run in the worker processes and their bridges, ${count} worker${count > 1 ? 's' : ''}`, round(ms, 1), 'ms'));
+  }
   const ideal = 60_000 / (3 * CALL_MS);
-  details.throughput = { callMs: CALL_MS, callsPerRun: 3, workerConcurrency: WORKER_CONCURRENCY, runsPerMinuteOneRunAtATimeIfOnlyTheModel: round(ideal, 1), batches };
+  details.throughput = { callMs: CALL_MS, callsPerRun: 3, workerConcurrency: WORKER_CONCURRENCY, modelBoundRunsPerMinutePerSlot: round(ideal, 1), batches };
 }
 
 /** One run's events as an SSE client receives them: each with its arrival time (ms since the epoch). */
