@@ -193,6 +193,7 @@ async function measureThroughput(bench: Bench, dashboard: NextServer): Promise<v
       const cpuBefore = workersCpuMs(workers);
       const started = Date.now();
       const ids = await Promise.all(Array.from({ length: runs }, (_, i) => submit(dashboard, `${TASK} (${count} workers, #${i})`)));
+      const postedMs = Date.now() - started;
       const { lastFinishedAt, notCompleted } = await untilEnded(bench.database, ids, 300_000);
       const minutes = (lastFinishedAt - started) / 60_000;
       const cpuPerRun = (workersCpuMs(workers) - cpuBefore) / runs;
@@ -202,6 +203,7 @@ async function measureThroughput(bench: Bench, dashboard: NextServer): Promise<v
         workers: count,
         runs,
         seconds: round(minutes * 60, 2),
+        allPostedAfterMs: postedMs,
         runsPerMinute: round(runs / minutes, 1),
         workerCpuMsPerRun: round(cpuPerRun, 1),
         loadAverage: round(os.loadavg()[0]!, 2),
