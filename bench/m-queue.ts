@@ -183,6 +183,7 @@ async function measureThroughput(bench: Bench, dashboard: NextServer): Promise<v
   await bench.fake.setScript(straightScript(CALL_MS));
   const rates = new Map<number, number>();
   const cpu = new Map<number, number>();
+  const posting = new Map<number, number>();
   const batches: Record<string, unknown>[] = [];
   for (const count of WORKER_COUNTS) {
     const workers = await startWorkers(bench, count);
@@ -199,6 +200,7 @@ async function measureThroughput(bench: Bench, dashboard: NextServer): Promise<v
       const cpuPerRun = (workersCpuMs(workers) - cpuBefore) / runs;
       rates.set(count, runs / minutes);
       cpu.set(count, cpuPerRun);
+      posting.set(count, runs / (postedMs / 1000));
       batches.push({
         workers: count,
         runs,
@@ -225,6 +227,8 @@ async function measureThroughput(bench: Bench, dashboard: NextServer): Promise<v
   for (const [count, ms] of cpu) {
     figures.push(info(`queue.cpu.${count}`, `CPU per run in the worker processes and their bridges, ${count} worker${count > 1 ? 's' : ''}`, round(ms, 1), 'ms'));
   }
+  const largest = Math.max(...posting.keys());
+  figures.push(info('queue.post.rate', `Runs posted at once to one dashboard (${largest * RUNS_PER_WORKER}, POST /api/runs): accepted per second`, round(posting.get(largest)!, 0), 'runs/s'));
   const ideal = 60_000 / (3 * CALL_MS);
   details.throughput = { callMs: CALL_MS, callsPerRun: 3, workerConcurrency: WORKER_CONCURRENCY, modelBoundRunsPerMinutePerSlot: round(ideal, 1), batches };
 }
