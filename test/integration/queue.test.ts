@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../lib/events';
 import { loadConfig } from '../../server/config';
 import { openRuntime, type Runtime } from '../../server/runtime';
+import { startCli } from '../support/cli-process';
 import { startFakeOllama, type FakeOllama, type FakeScript } from '../support/fake-ollama';
 import { APP_ROOT, copyWorkspace, ENDPOINT_TASK, endpointAnswer, plan, until } from '../support/harness';
 import { databaseForTest, type TestDatabase } from '../support/postgres';
@@ -72,6 +73,14 @@ async function eventsOf(runtime: Runtime, id: string): Promise<RunEvent[]> {
 const contiguous = (events: readonly RunEvent[]) => expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
 
 describe('the run queue with worker processes', () => {
+  it('npm run worker refuses to start without PostgreSQL, saying why', async () => {
+    const cli = startCli('worker', [], { PLANSCOPE_DATABASE_URL: '' });
+    cleanups.push(() => cli.kill());
+    await cli.exited;
+    expect(cli.child.exitCode).toBe(2);
+    expect(cli.output()).toMatch(/PLANSCOPE_DATABASE_URL/);
+  });
+
   it('a worker process takes a run started by a process that takes none, and the starter follows it to its end', async () => {
     const setup = await setUp({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] });
     const w = await worker(setup);
