@@ -7,7 +7,7 @@ import { loadConfig } from '../../server/config';
 import { openRuntime, type Runtime } from '../../server/runtime';
 import { startCli } from '../support/cli-process';
 import { startFakeOllama, type FakeOllama, type FakeScript } from '../support/fake-ollama';
-import { APP_ROOT, copyWorkspace, ENDPOINT_TASK, endpointAnswer, plan, until } from '../support/harness';
+import { APP_ROOT, copyWorkspace, ENDPOINT_TASK, endpointAnswer, plan, startHarness, until } from '../support/harness';
 import { databaseForTest, type TestDatabase } from '../support/postgres';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
@@ -172,5 +172,29 @@ describe('the run queue with worker processes', () => {
     expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(second.id);
     const [lost] = await setup.database.sql<{ lost_at: string | null }>('SELECT lost_at FROM workers WHERE id = $1', [first.id]);
     expect(lost?.lost_at).not.toBeNull();
+  });
+});
+
+describe('a run whose worker could not commit an event', () => {
+  it('fails its job, and the queue tries it again: resumed from what was committed, it completes', async () => {
+    const database = await databaseForTest(cleanups);
+    const h = await startHarness({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] }, {
+      PLANSCOPE_DATABASE_URL: database.url,
+      PLANSCOPE_DB_POOL_SIZE: '4',
+      PLANSCOPE_READ_AHEAD: 'false',
+    });
+    cleanups.push(() => h.close());
+    // The third event's commit fails once (a sequence is not rolled back with the failed transaction).
+    await database.sql('CREATE SEQUENCE third_commits');
+    await database.sql(`CREATE FUNCTION fail_third_once() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.last_seq = 3 AND nextval('third_commits') = 1 THEN RAISE EXCEPTION 'simulated I/O error'; END IF; RETURN NEW; END $$`);
+    await database.sql('CREATE TRIGGER fail_third_once BEFORE UPDATE ON runs FOR EACH ROW EXECUTE FUNCTION fail_third_once()');
+
+    const { id } = await h.runtime.registry.start({ task: ENDPOINT_TASK });
+    const view = await h.runtime.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    const events = await h.runtime.store.events(id);
+    contiguous(events);
+    expect(events[2]).toMatchObject({ type: 'run_resumed', attempt: 2 });
   });
 });
