@@ -27,6 +27,7 @@ const ON_POSTGRES = [
   'test/integration/human-verdicts.test.ts',
   'test/integration/fork.test.ts',
   'test/integration/approval.test.ts',
+  'test/integration/workers.test.ts',
   'test/reliability/model-output.test.ts',
   'test/reliability/injection.test.ts',
   'test/reliability/secret-content.test.ts',

@@ -30,7 +30,8 @@ export class RunQueue {
       try {
         await client.query('SELECT pg_advisory_lock($1)', [QUEUE_SCHEMA_LOCK]);
         try {
-          await runMigrations({ pgPool: this.db.pool, logger: quietLogger });
+          // On a connection of its own: graphile-worker wants error handlers on every client of a pool it is given.
+          await runMigrations({ connectionString: this.db.settings.url, maxPoolSize: 1, logger: quietLogger });
         } finally {
           await client.query('SELECT pg_advisory_unlock($1)', [QUEUE_SCHEMA_LOCK]);
         }

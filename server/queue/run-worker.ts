@@ -57,6 +57,12 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     }
     // Not live here: it had ended, or waits for a decision (no worker needed), or was ended interrupted past its attempts.
     if (registry.isLive(runId)) await registry.waitFor(runId);
+    // A run that stopped without ending had an event the store did not commit: the job fails, and the queue
+    // tries it again later (resumed from what was committed), until its attempts run out and it ends interrupted.
+    const stopped = await store.getRun(runId);
+    if (stopped !== null && !isTerminal(stopped.status) && stopped.status !== 'awaiting_approval' && !registry.isLive(runId)) {
+      throw new Error(`run ${runId} stopped without ending (an event was not committed); it is tried again`);
+    }
   };
   const work: QueueWork = await queue.work(routesServed(options.models, options.roots), options.concurrency, take);
   let reading = false;

@@ -175,11 +175,15 @@ export class RunRegistry {
       for (const o of begin.work.observations.values()) recorder.artifact(o.meta.artifact, o.text);
       recorder.emit({ type: 'work_carried', ...setup.carried });
     }
+    // With a store that commits later, the id is handed out once the run's first events are stored, as with one that commits at once.
     try {
       await recorder.flushed();
     } catch (error) {
-      releaseHere('run', id);
-      throw error;
+      // One whose first event was not stored cannot be shown at all; a later event that failed leaves a run that can still be run.
+      if (recorder.committedView.lastSeq === 0) {
+        releaseHere('run', id);
+        throw error;
+      }
     }
     return { id, model };
   }
@@ -214,6 +218,8 @@ export class RunRegistry {
       const recorder = this.newRecorder(id, view, controller);
       if (!resume) {
         releaseHere('run', id);
+        // Taken over while it waits for a person: this process now keeps its approval timeout.
+        if (view.status === 'awaiting_approval') await this.watchWaiting(id);
         return { id };
       }
       const pinned = created.workspaceIdentity

@@ -7,6 +7,7 @@ import { servedModels, type WorkersResponse } from '../../lib/worker';
 import { ConfigError, loadConfig } from '../../server/config';
 import { thisProcess } from '../../server/store/owner';
 import { openDatabase } from '../../server/store/sqlite/db';
+import { openStores } from '../../server/store/stores';
 import { SqliteWorkerStore } from '../../server/store/sqlite/worker-store';
 import { startHeartbeat } from '../../server/workers/heartbeat';
 import { startThisWorker, workerRoots } from '../../server/workers/this-process';
@@ -42,6 +43,7 @@ function sqliteWorkers() {
   return new SqliteWorkerStore(db);
 }
 
+/** On SQLite, and in the `postgres` project on PostgreSQL (the harness's store). */
 describe('a runtime as a worker', () => {
   let h: Harness;
 
@@ -68,10 +70,11 @@ describe('a runtime as a worker', () => {
     await until(view, (r) => r.workers.some((w) => w.id === self.start && w.lastBeatAt > worker.lastBeatAt), 'a heartbeat after registering');
 
     await runtime.close();
-    // The store is closed with the runtime: what it recorded is read through another connection.
-    const db = openDatabase(h.dataDir);
-    cleanups.push(() => void db.close());
-    const reopened = new SqliteWorkerStore(db);
+    // The store is closed with the runtime: what it recorded is read through stores opened anew, as another process would.
+    const stores = openStores(runtime.config);
+    cleanups.push(() => stores.close());
+    await stores.ready;
+    const reopened = stores.workers;
     const recorded = (await reopened.list()).find((w) => w.id === self.start);
     expect(recorded?.stoppedAt).not.toBeNull();
     expect((await workersView(reopened, runtime.config.workers)).workers.find((w) => w.id === self.start)?.state).toBe('stopped');
@@ -98,6 +101,24 @@ describe('startThisWorker', () => {
   it('workerRoots: every directory when no roots are configured', () => {
     expect(workerRoots({ workspaceRoots: null, workspace: '/srv/ws' })).toEqual(['/']);
     expect(workerRoots({ workspaceRoots: ['/srv', '/srv/ws'], workspace: '/srv/ws' })).toEqual(['/srv', '/srv/ws']);
+  });
+});
+
+describe('workersView', () => {
+  it('lists live workers first, then lost and stopped ones for an hour after their last sign of life', async () => {
+    const store = sqliteWorkers();
+    const now = Date.now();
+    const base = { host: 'box', pid: 1, concurrency: 1, hosts: [], workspaceRoots: ['/'], stoppedAt: null };
+    await store.register({ ...base, id: 'stopped-recently', startedAt: now - 4, lastBeatAt: now - 60_000, stoppedAt: now - 50_000 });
+    await store.register({ ...base, id: 'lost', startedAt: now - 3, lastBeatAt: now - 30_000 });
+    await store.register({ ...base, id: 'live', startedAt: now - 2, lastBeatAt: now - 500 });
+    await store.register({ ...base, id: 'stopped-long-ago', startedAt: now - 1, lastBeatAt: now - 3 * 3600_000, stoppedAt: now - 2 * 3600_000 });
+    const { workers } = await workersView(store, { heartbeatMs: 2000, lostAfterMs: 10_000 }, now);
+    expect(workers.map((w) => [w.id, w.state])).toEqual([
+      ['live', 'live'],
+      ['lost', 'lost'],
+      ['stopped-recently', 'stopped'],
+    ]);
   });
 });
 
