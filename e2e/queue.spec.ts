@@ -24,7 +24,7 @@ test.describe.configure({ mode: 'serial' });
 
 const WORKER_CONCURRENCY = 4;
 const BURST = 100;
-/** Generous for two busy cores: 100 runs of instant model calls take ~15 s on an idle machine. */
+/** Generous: the 100 runs (instant model calls) took 13-14 s here on two cores at load 5. */
 const BURST_WAIT_MS = 150_000;
 
 let database: TestDatabase;
