@@ -8,16 +8,15 @@
  *   - runs per minute with 1, 2 and 4 worker processes (`server/cli/worker.ts`)
  *     against a fake model whose every call takes 200 ms, and the scaling
  *     efficiency;
- *   - append (in a worker process) -> an SSE client of a dashboard process
- *     (`PLANSCOPE_WORKER=off`), beside the same on one dashboard that runs
- *     the runs itself;
+ *   - append (in a worker process) -> the run page, in Chromium, of a
+ *     dashboard process (`PLANSCOPE_WORKER=off`) and a Node reader of its
+ *     SSE stream, beside the same on one dashboard that runs the runs itself;
  *   - the runs list's first page with 100,000 runs stored, on that dashboard.
  * Figures reported, targets shown, nothing asserted.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import { SSE_RUN_EVENT } from '../lib/api';
 import { TerminalStatus, type RunEvent } from '../lib/events';
 import { RunQueue } from '../server/queue/run-queue';
 import type { RunRoute } from '../server/queue/route';
@@ -28,10 +27,11 @@ import { childProcesses } from '../test/support/server-process';
 import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process';
 import { startExternalFake, type ExternalFake } from './lib/fake';
 import { snapshotBuild, startNext, type NextServer } from './lib/next-server';
+import { CHROMIUM, launchChromium, watchRunOnPage, type Browser } from './lib/page-stream';
 import { copyWorkspace, removeDir, tempDir } from './lib/paths';
 import { waitFor } from './lib/proc';
 import { atMost, benchArgs, info, log, writeOutput, type Figure } from './lib/report';
-import { straightScript, TASK } from './lib/scenario';
+import { planText, ROUND2, straightScript, TASK } from './lib/scenario';
 import { seedRuns } from './lib/seed-runs';
 import { round, roundSummary, summarize } from './lib/stats';
 
@@ -233,87 +233,91 @@ async function measureThroughput(bench: Bench, dashboard: NextServer): Promise<v
   details.throughput = { callMs: CALL_MS, callsPerRun: 3, workerConcurrency: WORKER_CONCURRENCY, modelBoundRunsPerMinutePerSlot: round(ideal, 1), batches };
 }
 
-/** One run's events as an SSE client receives them: each with its arrival time (ms since the epoch). */
-async function streamRun(dashboard: NextServer, id: string): Promise<{ openedAt: number; arrivals: { event: RunEvent; at: number }[] }> {
-  const response = await fetch(`${dashboard.url}/api/runs/${id}/events`, { signal: AbortSignal.timeout(60_000) });
-  if (!response.ok || !response.body) throw new Error(`GET /api/runs/${id}/events: ${response.status}`);
-  const openedAt = Date.now();
-  const arrivals: { event: RunEvent; at: number }[] = [];
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    const at = Date.now();
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const message = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      if (!message.includes(`event: ${SSE_RUN_EVENT}\n`)) continue;
-      const data = /^data: (.*)$/m.exec(message)?.[1];
-      if (data) arrivals.push({ event: JSON.parse(data) as RunEvent, at });
-    }
-  }
-  return { openedAt, arrivals };
+interface Streamed {
+  /** Append -> the run page in Chromium showing it, per event appended while the page was live (ms). */
+  page: number[];
+  /** Append -> a Node `fetch` reader of the same stream, every event (ms). */
+  node: number[];
+  /** Per run: `run_created` (written by the dashboard) -> the next event (written by whoever took the run) (ms). */
+  firstEvent: number[];
 }
 
 /**
- * Append -> SSE client: runs posted one at a time to `dashboard` and read
- * from it as they run, until STREAM_EVENTS events appended after the stream
- * opened have come (earlier ones are the catch-up, not live). An event's
- * latency is its arrival minus its `at`, the `Date.now()` of the process
- * that appended it (same machine, same clock). Also returns, per run, the
- * time from `run_created` (written by the dashboard) to the next event
- * (written by whoever took the run).
+ * Runs posted one at a time to `dashboard` and watched there on their run
+ * page in Chromium (bench/lib/page-stream.ts, as measurement 5) while a Node
+ * reader reads the same stream, until `events` live events are timed. An
+ * event's latency is when the page showed it minus its `at`, the
+ * `Date.now()` of the process that appended it (same machine, same clock).
  */
-async function timeStreaming(dashboard: NextServer, label: string, events: number): Promise<{ latencies: number[]; firstEvent: number[] }> {
-  const latencies: number[] = [];
-  const firstEvent: number[] = [];
-  for (let i = 0; latencies.length < events; i++) {
-    if (i > 100) throw new Error(`${label}: fewer than ${events} live events in 100 runs`);
+async function timeStreaming(browser: Browser, dashboard: NextServer, label: string, events: number): Promise<Streamed> {
+  const streamed: Streamed = { page: [], node: [], firstEvent: [] };
+  for (let i = 0; streamed.page.length < events; i++) {
+    if (i >= 40) throw new Error(`${label}: fewer than ${events} live events in 40 runs`);
     const id = await submit(dashboard, `${TASK} (${label} #${i})`);
-    const { openedAt, arrivals } = await streamRun(dashboard, id);
-    if (arrivals.at(-1)?.event.type !== 'run_finished') throw new Error(`${label}: the stream of ${id} ended before the run did`);
-    for (const { event, at } of arrivals) if (event.at >= openedAt) latencies.push(at - event.at);
-    if (arrivals.length >= 2 && arrivals[0]!.event.type === 'run_created') firstEvent.push(arrivals[1]!.event.at - arrivals[0]!.event.at);
+    const watched = await watchRunOnPage(browser, dashboard.url, id);
+    streamed.page.push(...watched.latencies);
+    streamed.node.push(...watched.nodeLatencies);
+    const { events: stored } = (await (await fetch(`${dashboard.url}/api/runs/${id}`)).json()) as { events: RunEvent[] };
+    if (stored.length >= 2) streamed.firstEvent.push(stored[1]!.at - stored[0]!.at);
   }
-  return { latencies, firstEvent };
+  return streamed;
 }
 
 async function measureStreaming(bench: Bench, dashboard: NextServer): Promise<void> {
-  await bench.fake.setScript(straightScript(CALL_MS));
-  const workers = await startWorkers(bench, 1);
-  let across: Awaited<ReturnType<typeof timeStreaming>>;
-  try {
-    await timeStreaming(dashboard, 'warm-up', 1);
-    across = await timeStreaming(dashboard, 'across processes', STREAM_EVENTS);
-  } finally {
-    await stopWorkers(workers);
+  const browser = await launchChromium();
+  if (!browser) {
+    skipped.push(`append -> browser across processes: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set PLANSCOPE_CHROMIUM)`);
+    return;
   }
-  // The single-process figure: one dashboard on the same database that takes its runs itself.
-  const singleDir = tempDir('queue-single');
-  const single = await startNext({ ...dashboardEnv(bench), PLANSCOPE_DATA_DIR: singleDir, PLANSCOPE_WORKER: 'on' }, bench.buildDir);
-  let local: Awaited<ReturnType<typeof timeStreaming>>;
+  // The first call waits long enough for the page to open and go live; the rest take CALL_MS, streamed.
+  const { synthesizer, reviewer } = straightScript(CALL_MS);
+  await bench.fake.setScript({ planner: [{ content: planText(ROUND2), delayMs: args.quick ? 1000 : 1500 }], synthesizer, reviewer });
+  let across: Streamed;
+  let local: Streamed;
   try {
-    await timeStreaming(single, 'warm-up', 1);
-    local = await timeStreaming(single, 'one process', STREAM_EVENTS);
+    const workers = await startWorkers(bench, 1);
+    try {
+      await timeStreaming(browser, dashboard, 'warm-up', 1);
+      across = await timeStreaming(browser, dashboard, 'across processes', STREAM_EVENTS);
+    } finally {
+      await stopWorkers(workers);
+    }
+    // The single-process figure: one dashboard on the same database that takes its runs itself.
+    const singleDir = tempDir('queue-single');
+    const single = await startNext({ ...dashboardEnv(bench), PLANSCOPE_DATA_DIR: singleDir, PLANSCOPE_WORKER: 'on' }, bench.buildDir);
+    try {
+      await timeStreaming(browser, single, 'warm-up', 1);
+      local = await timeStreaming(browser, single, 'one process', STREAM_EVENTS);
+    } finally {
+      await single.stop();
+      removeDir(singleDir);
+    }
   } finally {
-    await single.stop();
-    removeDir(singleDir);
+    await browser.close();
   }
-  const a = summarize(across.latencies);
-  const l = summarize(local.latencies);
+  const a = summarize(across.page);
+  const l = summarize(local.page);
+  const an = summarize(across.node);
+  const ln = summarize(local.node);
   const p = summarize(across.firstEvent);
-  figures.push(info('queue.stream.across.p50', `Append in a worker -> SSE client of another dashboard process (median over ${a.n} events)`, round(a.median, 1), 'ms'));
+  figures.push(info('queue.stream.across.p50', `Append in a worker -> run page of another dashboard process, Chromium (median over ${a.n} events)`, round(a.median, 1), 'ms'));
   figures.push(info('queue.stream.across.p95', 'Same, p95', round(a.p95, 1), 'ms'));
-  figures.push(info('queue.stream.single.p50', `Append -> SSE client, one dashboard process running its runs on PostgreSQL (median over ${l.n})`, round(l.median, 1), 'ms'));
+  figures.push(info('queue.stream.single.p50', `Append -> run page, one dashboard process running its runs on PostgreSQL (median over ${l.n})`, round(l.median, 1), 'ms'));
   figures.push(info('queue.stream.single.p95', 'Same, p95', round(l.p95, 1), 'ms'));
-  figures.push(atMost('queue.stream.ratio.p50', 'Across processes / one process (medians)', round(a.median / l.median, 2), 2, 'x'));
-  figures.push(info('queue.stream.ratio.p95', 'Across processes / one process (p95s)', round(a.p95 / l.p95, 2), 'x'));
+  figures.push(atMost('queue.stream.ratio.p50', 'Across processes / one process, run page (medians)', round(a.median / l.median, 2), 2, 'x'));
+  figures.push(info('queue.stream.ratio.p95', 'Same (p95s)', round(a.p95 / l.p95, 2), 'x'));
+  figures.push(info('queue.stream.node.across.p50', 'Same streams read by Node (fetch reader): across processes, median / p95', round(an.median, 1), 'ms', `p95 ${round(an.p95, 1)} ms`));
+  figures.push(info('queue.stream.node.single.p50', 'Same streams read by Node: one process, median / p95', round(ln.median, 1), 'ms', `p95 ${round(ln.p95, 1)} ms`));
   figures.push(info('queue.pickup.run', `A posted run: run_created (dashboard) -> the worker's first event, through the queue (median over ${p.n})`, round(p.median, 1), 'ms'));
-  details.streaming = { acrossMs: roundSummary(a, 1), singleMs: roundSummary(l, 1), postToWorkerMs: roundSummary(p, 1), callMs: CALL_MS };
+  details.streaming = {
+    method: 'run page in Chromium (MutationObserver on event-count) and a Node fetch reader of the same stream; event `at` is the appending process clock, same machine',
+    acrossPageMs: roundSummary(a, 1),
+    singlePageMs: roundSummary(l, 1),
+    acrossNodeMs: roundSummary(an, 1),
+    singleNodeMs: roundSummary(ln, 1),
+    postToWorkerMs: roundSummary(p, 1),
+    callMs: CALL_MS,
+  };
 }
 
 /** GET /api/runs?limit=50 on a dashboard of the queue, with STORED_RUNS runs inserted beside the bench's own. */
