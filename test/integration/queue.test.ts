@@ -175,6 +175,22 @@ describe('the run queue with worker processes', () => {
   });
 });
 
+describe('a run the queue cannot take', () => {
+  it('ends failed (internal) with the reason, its id handed out all the same', async () => {
+    const database = await databaseForTest(cleanups);
+    const h = await startHarness({}, { PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4' });
+    cleanups.push(() => h.close());
+    await h.runtime.queue!.ready();
+    // The queue's way in is gone (a broken or half-upgraded schema).
+    await database.sql('ALTER FUNCTION graphile_worker.add_job(text, json, text, timestamptz, integer, text, integer, text[], text) RENAME TO add_job_away');
+    const { id } = await h.runtime.registry.start({ task: ENDPOINT_TASK });
+    const view = await h.runtime.registry.waitFor(id);
+    expect(view.status).toBe('failed');
+    expect(view.error).toMatchObject({ code: 'internal', message: expect.stringContaining('could not be sent to the run queue') });
+    contiguous(await h.runtime.store.events(id));
+  });
+});
+
 describe('a run whose worker could not commit an event', () => {
   it('fails its job, and the queue tries it again: resumed from what was committed, it completes', async () => {
     const database = await databaseForTest(cleanups);
