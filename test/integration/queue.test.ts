@@ -136,6 +136,21 @@ describe('the run queue with worker processes', () => {
     await until('the cancel request to be forgotten', async () => (await setup.starter.queue!.cancelRequests()).length === 0);
   });
 
+  it('the CLI queues its run and follows it while a worker process runs it; Ctrl-C cancels it there', async () => {
+    const setup = await setUp({ planner: [{ hang: true }] });
+    const w = await worker(setup);
+    const cli = startCli('main', ['run', ENDPOINT_TASK], { ...setup.env, PLANSCOPE_DATABASE_URL: setup.database.url, PLANSCOPE_DB_POOL_SIZE: '4' });
+    cleanups.push(() => cli.kill());
+    const id = await until('the run row', async () => (await setup.database.sql<{ id: string }>('SELECT id FROM runs'))[0]?.id, RUN_WAIT_MS);
+    await until('the worker to call the model', async () => (await eventsOf(setup.starter, id)).some((e) => e.type === 'llm_call_started'), RUN_WAIT_MS);
+    expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(w.id);
+    cli.child.kill('SIGINT');
+    await cli.exited;
+    expect(cli.child.exitCode).toBe(1);
+    expect((await setup.starter.store.getRun(id))?.status).toBe('cancelled');
+    expect(cli.output()).toMatch(/cancelled/);
+  });
+
   it('a worker SIGKILLed mid-run is found by its heartbeat, and another resumes the run with its completed read reused', async () => {
     const setup = await setUp({
       planner: [{ content: plan('src/config.ts') }],
