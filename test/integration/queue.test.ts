@@ -37,7 +37,7 @@ interface Setup {
   starter: Runtime;
 }
 
-async function setUp(script: FakeScript): Promise<Setup> {
+async function setUp(script: FakeScript, settings: Record<string, string> = {}): Promise<Setup> {
   const database = await databaseForTest(cleanups);
   const fake = await startFakeOllama(script);
   cleanups.push(() => fake.close());
@@ -54,6 +54,7 @@ async function setUp(script: FakeScript): Promise<Setup> {
     PLANSCOPE_DATA_DIR: dataDir,
     PLANSCOPE_READ_AHEAD: 'false',
     ...BEATS,
+    ...settings,
   };
   const starter = await openRuntime(loadConfig({ ...env, PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4' }, APP_ROOT));
   cleanups.push(() => starter.close());
@@ -149,6 +150,21 @@ describe('the run queue with worker processes', () => {
     expect(cli.child.exitCode).toBe(1);
     expect((await setup.starter.store.getRun(id))?.status).toBe('cancelled');
     expect(cli.output()).toMatch(/cancelled/);
+  });
+
+  it('a run parked waiting for a decision keeps its approval timeout when the worker that parked it dies', async () => {
+    const setup = await setUp({ planner: [{ content: plan('src/config.ts') }] }, { PLANSCOPE_APPROVAL_TIMEOUT_MS: '4000' });
+    const w = await worker(setup);
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK, approval: 'plan' });
+    await until('the plan to wait for a decision', async () => (await setup.starter.store.getRun(id))?.status === 'awaiting_approval', RUN_WAIT_MS);
+    // Parked: the worker gave its job back.
+    await until('the job to be done', async () => !(await setup.starter.queue!.hasJob(id)));
+    w.kill();
+    await w.exited;
+    const view = await setup.starter.registry.waitFor(id);
+    expect(view.status).toBe('failed');
+    expect(view.error?.code).toBe('approval_timeout');
+    contiguous(await eventsOf(setup.starter, id));
   });
 
   it('a worker SIGKILLed mid-run is found by its heartbeat, and another resumes the run with its completed read reused', async () => {
