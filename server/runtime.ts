@@ -129,7 +129,17 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
   );
   // Every process on the queue watches for workers whose heartbeat stopped, and gives their runs to the others.
   const sweeper: Promise<Sweeper | null> = stores.ready.then(
-    () => (queue ? startSweeper(stores.workers, queue, { intervalMs: heartbeatMs, lostAfterMs }) : null),
+    () => {
+      if (!queue) return null;
+      const givenBack = {
+        async release(runIds: readonly string[]) {
+          await queue.release(runIds);
+          // Runs it had parked waiting for a decision have no job: their approval timeouts are kept here now.
+          await registry.keepWaiting(runIds);
+        },
+      };
+      return startSweeper(stores.workers, givenBack, { intervalMs: heartbeatMs, lostAfterMs });
+    },
     () => null,
   );
   const recovered = stores.ready.then(

@@ -5,6 +5,11 @@ export interface SweptWorkers {
   ownedRuns(workerId: string): Promise<string[]>;
 }
 
+/** Where a lost worker's runs go: their jobs freed for other workers, and the approval timeouts of those parked kept. */
+export interface RunsGivenBack {
+  release(runIds: readonly string[]): Promise<unknown>;
+}
+
 export interface Sweeper {
   stop(): Promise<void>;
 }
@@ -17,7 +22,7 @@ export interface Sweeper {
  * unfinished runs are released, so another worker takes them and resumes
  * them from their logs at once, not after graphile-worker's 4 hours.
  */
-export async function sweepOnce(workers: SweptWorkers, queue: { release(runIds: readonly string[]): Promise<number> }, now: number, lostAfterMs: number): Promise<string[]> {
+export async function sweepOnce(workers: SweptWorkers, queue: RunsGivenBack, now: number, lostAfterMs: number): Promise<string[]> {
   const released: string[] = [];
   for (const worker of await workers.stale(now, lostAfterMs)) {
     if (!(await workers.markLost(worker.id, now, now - lostAfterMs))) continue;
@@ -31,7 +36,7 @@ export async function sweepOnce(workers: SweptWorkers, queue: { release(runIds: 
 /** `sweepOnce` every `intervalMs` (the heartbeat's interval), one sweep at a time, until stopped. */
 export function startSweeper(
   workers: SweptWorkers,
-  queue: { release(runIds: readonly string[]): Promise<number> },
+  queue: RunsGivenBack,
   settings: { intervalMs: number; lostAfterMs: number },
 ): Sweeper {
   let sweeping: Promise<unknown> | null = null;

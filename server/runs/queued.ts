@@ -51,9 +51,9 @@ export class QueuedRuns {
       if (waiting) await this.record(id, { type: 'run_waiting', reason: waiting.reason, message: waiting.message });
       await queue.enqueue(id, routeOf(run, workers, now, this.deps.lostAfterMs, this.deps.roots), this.deps.maxAttempts);
     } catch (error) {
+      // The run exists: it ends, visibly, with the reason (its id is handed out all the same). Only a store that cannot record that throws.
       const message = `The run could not be sent to the run queue: ${error instanceof Error ? error.message : String(error)}`;
-      await this.endHere(id, 'failed', { code: 'internal', message }).catch(() => false);
-      throw error;
+      await this.endHere(id, 'failed', { code: 'internal', message });
     }
   }
 

@@ -361,6 +361,15 @@ export class RunRegistry {
     return recovered;
   }
 
+  /**
+   * Keeps the approval timeouts of these runs where they wait for a decision
+   * (the others are skipped): the runs of a worker found dead, whose timers
+   * died with it. Several processes may keep one: the first to end it wins.
+   */
+  async keepWaiting(ids: readonly string[]): Promise<void> {
+    for (const id of ids) await this.watchWaiting(id);
+  }
+
   /** Keeps the approval timeout of a run that waits with no process of its own, counted from its request. */
   private async watchWaiting(id: string): Promise<void> {
     const pending = pendingApproval(foldRun(await this.store.events(id)));

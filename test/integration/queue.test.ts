@@ -37,7 +37,7 @@ interface Setup {
   starter: Runtime;
 }
 
-async function setUp(script: FakeScript): Promise<Setup> {
+async function setUp(script: FakeScript, settings: Record<string, string> = {}): Promise<Setup> {
   const database = await databaseForTest(cleanups);
   const fake = await startFakeOllama(script);
   cleanups.push(() => fake.close());
@@ -54,6 +54,7 @@ async function setUp(script: FakeScript): Promise<Setup> {
     PLANSCOPE_DATA_DIR: dataDir,
     PLANSCOPE_READ_AHEAD: 'false',
     ...BEATS,
+    ...settings,
   };
   const starter = await openRuntime(loadConfig({ ...env, PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4' }, APP_ROOT));
   cleanups.push(() => starter.close());
@@ -136,6 +137,36 @@ describe('the run queue with worker processes', () => {
     await until('the cancel request to be forgotten', async () => (await setup.starter.queue!.cancelRequests()).length === 0);
   });
 
+  it('the CLI queues its run and follows it while a worker process runs it; Ctrl-C cancels it there', async () => {
+    const setup = await setUp({ planner: [{ hang: true }] });
+    const w = await worker(setup);
+    const cli = startCli('main', ['run', ENDPOINT_TASK], { ...setup.env, PLANSCOPE_DATABASE_URL: setup.database.url, PLANSCOPE_DB_POOL_SIZE: '4' });
+    cleanups.push(() => cli.kill());
+    const id = await until('the run row', async () => (await setup.database.sql<{ id: string }>('SELECT id FROM runs'))[0]?.id, RUN_WAIT_MS);
+    await until('the worker to call the model', async () => (await eventsOf(setup.starter, id)).some((e) => e.type === 'llm_call_started'), RUN_WAIT_MS);
+    expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(w.id);
+    cli.child.kill('SIGINT');
+    await cli.exited;
+    expect(cli.child.exitCode).toBe(1);
+    expect((await setup.starter.store.getRun(id))?.status).toBe('cancelled');
+    expect(cli.output()).toMatch(/cancelled/);
+  });
+
+  it('a run parked waiting for a decision keeps its approval timeout when the worker that parked it dies', async () => {
+    const setup = await setUp({ planner: [{ content: plan('src/config.ts') }] }, { PLANSCOPE_APPROVAL_TIMEOUT_MS: '4000' });
+    const w = await worker(setup);
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK, approval: 'plan' });
+    await until('the plan to wait for a decision', async () => (await setup.starter.store.getRun(id))?.status === 'awaiting_approval', RUN_WAIT_MS);
+    // Parked: the worker gave its job back.
+    await until('the job to be done', async () => !(await setup.starter.queue!.hasJob(id)));
+    w.kill();
+    await w.exited;
+    const view = await setup.starter.registry.waitFor(id);
+    expect(view.status).toBe('failed');
+    expect(view.error?.code).toBe('approval_timeout');
+    contiguous(await eventsOf(setup.starter, id));
+  });
+
   it('a worker SIGKILLed mid-run is found by its heartbeat, and another resumes the run with its completed read reused', async () => {
     const setup = await setUp({
       planner: [{ content: plan('src/config.ts') }],
@@ -172,6 +203,22 @@ describe('the run queue with worker processes', () => {
     expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(second.id);
     const [lost] = await setup.database.sql<{ lost_at: string | null }>('SELECT lost_at FROM workers WHERE id = $1', [first.id]);
     expect(lost?.lost_at).not.toBeNull();
+  });
+});
+
+describe('a run the queue cannot take', () => {
+  it('ends failed (internal) with the reason, its id handed out all the same', async () => {
+    const database = await databaseForTest(cleanups);
+    const h = await startHarness({}, { PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4' });
+    cleanups.push(() => h.close());
+    await h.runtime.queue!.ready();
+    // The queue's way in is gone (a broken or half-upgraded schema).
+    await database.sql('ALTER FUNCTION graphile_worker.add_job(text, json, text, timestamptz, integer, text, integer, text[], text) RENAME TO add_job_away');
+    const { id } = await h.runtime.registry.start({ task: ENDPOINT_TASK });
+    const view = await h.runtime.registry.waitFor(id);
+    expect(view.status).toBe('failed');
+    expect(view.error).toMatchObject({ code: 'internal', message: expect.stringContaining('could not be sent to the run queue') });
+    contiguous(await h.runtime.store.events(id));
   });
 });
 
