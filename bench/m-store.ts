@@ -32,6 +32,7 @@ import { snapshotBuild, startNext } from './lib/next-server';
 import { APP_ROOT, copyWorkspace, removeDir, tempDir } from './lib/paths';
 import { atMost, benchArgs, info, log, writeOutput, type Figure } from './lib/report';
 import { benchRuntime } from './lib/runtime';
+import { seedRuns } from './lib/seed-runs';
 import { straightScript, TASK } from './lib/scenario';
 import { round, roundSummary, summarize } from './lib/stats';
 
@@ -180,22 +181,8 @@ async function timeDelivery(
   return times;
 }
 
-/** 100,000 finished runs in one statement; only the rows the list reads (events would be ~2 GB). */
-async function seedRuns(database: TestDatabase): Promise<void> {
-  const started = performance.now();
-  const base = Date.now() - STORED_RUNS * 1000;
-  await database.sql(
-    `INSERT INTO runs (id, created_at, task, model, baseline, workspace, strategy, profile, status, attempts, finished_at,
-                       prompt_tokens, eval_tokens, error_code, last_seq, owner_host, owner_pid, owner_start)
-     SELECT to_hex($1::bigint + g * 1000) || '-' || lpad(to_hex(g), 10, '0'), $1::bigint + g * 1000,
-            'How is the model endpoint configured? (#' || (g % 2000) || ')', 'qwen3:8b', false, '/ws', 'plan-execute', 'file',
-            CASE WHEN g % 50 = 0 THEN 'failed' ELSE 'completed' END, 1, $1::bigint + g * 1000 + 4000,
-            1200, 300, CASE WHEN g % 50 = 0 THEN 'max_rounds_exceeded' END, 24, 'bench', 1, 'seed'
-     FROM generate_series(1, $2::int) AS g`,
-    [base, STORED_RUNS],
-  );
-  await database.sql('ANALYZE runs');
-  details.seedMs = round(performance.now() - started, 0);
+async function seed(database: TestDatabase): Promise<void> {
+  details.seedMs = round(await seedRuns(database, STORED_RUNS), 0);
   log(`seeded ${STORED_RUNS} runs in ${details.seedMs} ms`);
 }
 
@@ -279,7 +266,7 @@ try {
     await pg.close();
   }
   await measureFanOut(database, sqlite, template);
-  await seedRuns(database);
+  await seed(database);
   await measureList(database);
   if (args.quick) skipped.push('GET /api/runs on PostgreSQL over HTTP: not in quick mode');
   else await measureListOverHttp(database);

@@ -18,7 +18,6 @@
  * Needs a production build and Chromium; says so and skips otherwise.
  */
 import fs from 'node:fs';
-import type { chromium } from '@playwright/test';
 import path from 'node:path';
 import type { RunEvent } from '../lib/events';
 import { applyEvent, emptyRun, type RunState } from '../lib/run-state';
@@ -27,6 +26,7 @@ import { SqliteRunStore } from '../server/store/sqlite/run-store';
 import { startExternalFake, type ExternalFake } from './lib/fake';
 import { routeJs } from './lib/js-size';
 import { snapshotBuild, startNext, type NextServer } from './lib/next-server';
+import { CHROMIUM, launchChromium, watchRunOnPage, type Browser } from './lib/page-stream';
 import { copyWorkspace, removeDir, tempDir } from './lib/paths';
 import { atMost, benchArgs, info, log, writeOutput, type Figure } from './lib/report';
 import { benchRuntime } from './lib/runtime';
@@ -35,7 +35,6 @@ import { ANSWER, planText, REVIEW, straightScript, TASK } from './lib/scenario';
 import { round, roundSummary, summarize } from './lib/stats';
 
 const args = benchArgs();
-const CHROMIUM = process.env.PLANSCOPE_CHROMIUM ?? '/usr/bin/chromium';
 // Quick mode (a smoke test) seeds fewer runs and a smaller big run; the figures are then not the targets' conditions.
 const SEEDED_RUNS = args.quick ? 60 : 1000;
 const BIG_LOG_BYTES = (args.quick ? 1 : 4) * 1024 * 1024;
@@ -82,14 +81,10 @@ try {
   );
   details.nextReadyMs = round(server.readyMs, 0);
   await measureList(server);
-  if (!fs.existsSync(CHROMIUM)) {
+  const browser = await launchChromium();
+  if (!browser) {
     skipped.push(`run page and streaming: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set PLANSCOPE_CHROMIUM)`);
   } else {
-    const { chromium } = await import('@playwright/test');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
     try {
       await measureRunPage(browser, server, bigRunId);
       await measureStreaming(browser, server, fake);
@@ -193,7 +188,6 @@ async function measureList(server: NextServer): Promise<void> {
   details.list = { firstMs: round(first, 1), warm: roundSummary(s) };
 }
 
-type Browser = Awaited<ReturnType<typeof chromium.launch>>;
 
 async function measureRunPage(browser: Browser, server: NextServer, runId: string): Promise<void> {
   const loads: number[] = [];
@@ -304,70 +298,10 @@ async function measureStreaming(browser: Browser, server: NextServer, fake: Exte
     });
     const created = await fetch(`${server.url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: TASK }) });
     const { id } = (await created.json()) as { id: string };
-    const context = await browser.newContext();
-    await context.addInitScript(() => {
-      const w = window as unknown as { __marks: { v: number; t: number }[]; __liveAt: number | null };
-      w.__marks = [];
-      w.__liveAt = null;
-      let last = -1;
-      new MutationObserver(() => {
-        const count = document.querySelector('[data-testid="event-count"]');
-        if (count) {
-          const v = Number(count.textContent);
-          if (v !== last) {
-            last = v;
-            w.__marks.push({ v, t: performance.timeOrigin + performance.now() });
-          }
-        }
-        if (w.__liveAt === null && document.querySelector('[data-testid="connection-state"][data-state="live"]')) {
-          w.__liveAt = performance.timeOrigin + performance.now();
-        }
-      }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-state'] });
-    });
-    // The same stream read from Node as well: separates the server's part from the browser's.
-    const nodeArrivals = readStream(`${server.url}/api/runs/${encodeURIComponent(id)}/events?after=0`);
-    const page = await context.newPage();
-    if (process.env.BENCH_DEBUG) {
-      page.on('request', (r) => log(`req ${r.url().replace(server.url, '')}`));
-      page.on('requestfailed', (r) => log(`failed ${r.url().replace(server.url, '')} ${r.failure()?.errorText}`));
-      page.on('console', (m) => log(`console ${m.type()} ${m.text().slice(0, 200)}`));
-    }
-    await page.goto(`${server.url}/runs/${encodeURIComponent(id)}`);
-    try {
-      await page.waitForFunction(() => document.querySelector('[data-testid="connection-state"]')?.getAttribute('data-state') === 'ended', undefined, {
-        timeout: 60_000,
-      });
-    } catch (error) {
-      const seen = await page.evaluate(() => ({
-        state: document.querySelector('[data-testid="connection-state"]')?.getAttribute('data-state') ?? null,
-        count: document.querySelector('[data-testid="event-count"]')?.textContent ?? null,
-        title: document.title,
-      }));
-      const run = await (await fetch(`${server.url}/api/runs/${encodeURIComponent(id)}`)).json().catch(() => null);
-      throw new Error(`run page never ended: page ${JSON.stringify(seen)}, run ${JSON.stringify((run as { status?: string })?.status)}: ${(error as Error).message.split('\n')[0]}`);
-    }
-    const { marks, liveAt } = await page.evaluate(() => {
-      const w = window as unknown as { __marks: { v: number; t: number }[]; __liveAt: number | null };
-      return { marks: w.__marks, liveAt: w.__liveAt };
-    });
-    await context.close();
-    const detail = (await (await fetch(`${server.url}/api/runs/${encodeURIComponent(id)}`)).json()) as { events: RunEvent[] };
-    const arrivals = await nodeArrivals;
-    for (const e of detail.events) {
-      const t = arrivals.get(e.seq);
-      if (t !== undefined) nodeLatencies.push(t - e.at);
-    }
-    const firstShown = marks[0]?.v ?? 0;
-    for (const e of detail.events) {
-      // Only events appended while the page was live are streaming; earlier ones came with the HTML or a replay.
-      if (e.seq <= firstShown || liveAt === null || e.at < liveAt) {
-        excluded += 1;
-        continue;
-      }
-      const shown = marks.find((m) => m.v >= e.seq);
-      if (!shown) throw new Error(`event ${e.seq} of run ${id} never appeared on the page`);
-      latencies.push(shown.t - e.at);
-    }
+    const watched = await watchRunOnPage(browser, server.url, id);
+    latencies.push(...watched.latencies);
+    nodeLatencies.push(...watched.nodeLatencies);
+    excluded += watched.excluded;
   }
   const s = summarize(latencies);
   figures.push(atMost('stream.p50', `Streaming latency, append to page, p50 over ${latencies.length} events`, round(s.median, 1), 50, 'ms'));
@@ -386,25 +320,3 @@ async function measureStreaming(browser: Browser, server: NextServer, fake: Exte
   log(`streaming: p50 ${s.median.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms over ${latencies.length} events`);
 }
 
-/** Reads an SSE stream to its end; returns when each event id arrived (wall clock, ms). */
-async function readStream(url: string): Promise<Map<number, number>> {
-  const arrivals = new Map<number, number>();
-  const res = await fetch(url);
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    const now = performance.timeOrigin + performance.now();
-    buffer += decoder.decode(value, { stream: true });
-    let cut: number;
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const id = /^id: (\d+)$/m.exec(block);
-      if (id) arrivals.set(Number(id[1]), now);
-    }
-  }
-  return arrivals;
-}

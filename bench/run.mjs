@@ -67,6 +67,7 @@ const MEASUREMENTS = [
   { name: 'cold', file: 'm-cold.ts', what: '7. cold start', timeoutS: 240 },
   { name: 'store', file: 'm-store.ts', what: '10. PostgreSQL store: appends beside SQLite, fan-out across runtimes, runs list with 100,000 runs', timeoutS: 360 },
   { name: 'filters', file: 'm-filters.ts', what: '11. runs list filters with 10,000 runs, SQLite and PostgreSQL', timeoutS: 180 },
+  { name: 'queue', file: 'm-queue.ts', what: '12. run queue: job pickup, runs per minute with 1, 2 and 4 workers, streaming across processes, runs list with 100,000 runs', timeoutS: 480 },
   { name: 'web', file: 'm-web.ts', what: '6. dashboard at scale, 5. streaming latency', timeoutS: 360 },
 ];
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null;
@@ -84,7 +85,7 @@ process.stderr.write(`planscope bench${quick ? ' (quick: smoke test, figures not
 process.stderr.write(`  ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, node ${process.version}\n`);
 
 await prepareBridge();
-if (selected.some((m) => m.name === 'web' || m.name === 'store')) prepareDashboard();
+if (selected.some((m) => m.name === 'web' || m.name === 'store' || m.name === 'queue')) prepareDashboard();
 
 // Quick mode runs three measurements at a time (timings do not matter there); a full run, one at a time.
 const results = [];

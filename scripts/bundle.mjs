@@ -37,7 +37,8 @@ export async function bundle({ entry, outfile, splitting = false }) {
     splitting,
     chunkNames: `${name}-chunks/[name]-[hash]`,
     bundle: true,
-    external: ['better-sqlite3'],
+    // graphile-worker (the run queue, PostgreSQL only) imports task files by path at run time: it is loaded from node_modules, as it ships.
+    external: ['better-sqlite3', 'graphile-worker'],
     platform: 'node',
     format: 'esm',
     target: 'node20',

@@ -35,6 +35,12 @@ const Env = z.object({
   PLANSCOPE_DB_CONNECT_TIMEOUT_MS: int(100, 600_000, 5000),
   /** Longest a statement may run before PostgreSQL cancels it (also bounds waiting for the migration lock at start). */
   PLANSCOPE_DB_STATEMENT_TIMEOUT_MS: int(100, 3_600_000, 30_000),
+  /** Whether this process takes queued runs (PostgreSQL only); unset: the dashboard does, the CLI does not. */
+  PLANSCOPE_WORKER: z.enum(['on', 'off']).optional(),
+  /** Queued runs a worker runs at once; unset: PLANSCOPE_MAX_CONCURRENT_RUNS. */
+  PLANSCOPE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
+  /** How often a run whose worker died is taken up again by another before it ends `interrupted`. */
+  PLANSCOPE_MAX_RESUMES: int(0, 20, 2),
   PORT: int(1, 65535, 3000),
   HOSTNAME: z.string().trim().min(1).default('127.0.0.1'),
   PLANSCOPE_TOKEN: z.string().trim().min(8, 'PLANSCOPE_TOKEN must be at least 8 characters').optional(),
@@ -129,6 +135,12 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL as the store (`PLANSCOPE_DATABASE_URL`), or null: the SQLite file in `dataDir`. */
   database: DatabaseSettings | null;
+  /** PLANSCOPE_WORKER: whether this process takes queued runs (with PostgreSQL); null when unset (the process's role decides). */
+  worker: boolean | null;
+  /** Queued runs this process runs at once as a worker. */
+  workerConcurrency: number;
+  /** How often a run left by a dead worker is resumed by another (`PLANSCOPE_MAX_RESUMES`) before it ends `interrupted`. */
+  maxResumes: number;
   port: number;
   hostname: string;
   token: string | null;
@@ -266,6 +278,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             connectTimeoutMs: e.PLANSCOPE_DB_CONNECT_TIMEOUT_MS,
             statementTimeoutMs: e.PLANSCOPE_DB_STATEMENT_TIMEOUT_MS,
           },
+    worker: e.PLANSCOPE_WORKER === undefined ? null : e.PLANSCOPE_WORKER === 'on',
+    workerConcurrency: e.PLANSCOPE_WORKER_CONCURRENCY ?? e.PLANSCOPE_MAX_CONCURRENT_RUNS,
+    maxResumes: e.PLANSCOPE_MAX_RESUMES,
     port: e.PORT,
     hostname: e.HOSTNAME,
     token: e.PLANSCOPE_TOKEN ?? null,

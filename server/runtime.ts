@@ -20,7 +20,12 @@ import type { WorkerStore } from './store/worker-store';
 import { openStores } from './store/stores';
 import { startTelemetry, type Telemetry } from './telemetry';
 import { openLogFile, type LogFile } from './telemetry/log-file';
-import { startThisWorker, type ThisWorker } from './workers/this-process';
+import { startThisWorker, workerRoots, type ThisWorker } from './workers/this-process';
+import { servedModels, withTag } from '../lib/worker';
+import { RunQueue } from './queue/run-queue';
+import { startRunWorker, type RunWorker } from './queue/run-worker';
+import { startSweeper, type Sweeper } from './queue/sweeper';
+import { QueuedRuns } from './runs/queued';
 
 export interface Runtime {
   config: Config;
@@ -44,6 +49,8 @@ export interface Runtime {
   workers: WorkerStore;
   /** Settles once this process is registered as a worker (its Ollama host's models read); null when that failed. */
   worker: Promise<ThisWorker | null>;
+  /** The run queue in PostgreSQL; null with SQLite, where every process runs the runs it starts. */
+  queue: RunQueue | null;
   /** Runs as metrics, and as OpenTelemetry traces and metrics when an OTLP endpoint is configured. */
   telemetry: Telemetry;
   /** PLANSCOPE_LOG_FILE, when set: every event and LLM call as a JSON line. */
@@ -64,7 +71,16 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export function createRuntime(config: Config): Runtime {
+/**
+ * What a process is for. A worker takes queued runs (with PostgreSQL): the
+ * dashboard is one unless PLANSCOPE_WORKER=off, the CLI is not unless
+ * PLANSCOPE_WORKER=on (its runs go to the queue and it follows them).
+ */
+export interface RuntimeRole {
+  worker: boolean;
+}
+
+export function createRuntime(config: Config, role: RuntimeRole = { worker: false }): Runtime {
   const stores = openStores(config);
   const store = stores.runs;
   const bus = new RunBus();
@@ -83,16 +99,49 @@ export function createRuntime(config: Config): Runtime {
     workspace: offeredSpecs(await workspaceToolDescriptors(workspaceToolOptions(config))),
     external: asExternalTools(await toolServers),
   });
-  const registry = new RunRegistry(config, store, bus, bridges, tools);
+  const takesRuns = config.worker ?? role.worker;
+  const queue = stores.database ? new RunQueue(stores.database) : null;
+  const { heartbeatMs, lostAfterMs } = config.workers;
+  // A run is taken at most its first time and its resumes, and once more to end it `interrupted` past them.
+  const queued = queue
+    ? new QueuedRuns({ queue, store, bus, feed, workers: stores.workers, roots: workerRoots(config), lostAfterMs, maxAttempts: config.maxResumes + 2 })
+    : null;
+  const registry = new RunRegistry(config, store, bus, bridges, tools, queued);
   const replayer = new Replayer({ config, runs: store, replays: stores.replays, tools });
-  // This process takes runs, so it is a worker: registered once the store is ready, beating until it closes.
+  let runWorker: RunWorker | null = null;
+  // A process that runs runs is a worker: registered once the store is ready, beating until it closes. Without
+  // the queue every process runs its own; with it, those that take queued runs, which they do from then on.
   const worker: Promise<ThisWorker | null> = stores.ready.then(
-    () =>
-      startThisWorker({ config, store: stores.workers, runs: () => registry.liveRuns() }).catch((error: unknown) => {
-        process.stderr.write(`planscope: registering this process as a worker failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    async () => {
+      if (queue && !takesRuns) return null;
+      try {
+        const self = await startThisWorker({ config, store: stores.workers, runs: () => registry.liveRuns() });
+        if (queue) {
+          const models = [...servedModels(self), config.model].map(withTag);
+          runWorker = await startRunWorker({ queue, registry, store, models, roots: self.roots, concurrency: config.workerConcurrency, maxAttempts: config.maxResumes + 1 });
+        }
+        return self;
+      } catch (error) {
+        process.stderr.write(`planscope: starting this process as a worker failed: ${error instanceof Error ? error.message : String(error)}\n`);
         return null;
-      }),
+      }
+    },
     // A store that cannot be used is reported through `ready`.
+    () => null,
+  );
+  // Every process on the queue watches for workers whose heartbeat stopped, and gives their runs to the others.
+  const sweeper: Promise<Sweeper | null> = stores.ready.then(
+    () => {
+      if (!queue) return null;
+      const givenBack = {
+        async release(runIds: readonly string[]) {
+          await queue.release(runIds);
+          // Runs it had parked waiting for a decision have no job: their approval timeouts are kept here now.
+          await registry.keepWaiting(runIds);
+        },
+      };
+      return startSweeper(stores.workers, givenBack, { intervalMs: heartbeatMs, lostAfterMs });
+    },
     () => null,
   );
   const recovered = stores.ready.then(
@@ -121,6 +170,7 @@ export function createRuntime(config: Config): Runtime {
     suites: stores.suites,
     workers: stores.workers,
     worker,
+    queue,
     telemetry,
     logFile: log?.file ?? null,
     toolServers,
@@ -130,8 +180,13 @@ export function createRuntime(config: Config): Runtime {
     close() {
       closed ??= (async () => {
         await recovered;
+        // No more queued runs are taken; those taken end below, and their jobs are done then.
+        await worker;
+        const workStopped = runWorker?.stop();
         // Runs first: their final events still reach the streams watching them.
         await registry.shutdown();
+        await workStopped;
+        await (await sweeper)?.stop();
         // Its runs have ended: the worker stops beating and says it stopped, while the store is open.
         await (await worker)?.stop().catch((error: unknown) => {
           process.stderr.write(`planscope: recording this worker stopped failed: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -149,8 +204,8 @@ export function createRuntime(config: Config): Runtime {
 }
 
 /** A runtime whose store is ready; when it cannot be (a ConfigError saying why), nothing is left open. */
-export async function openRuntime(config: Config): Promise<Runtime> {
-  const runtime = createRuntime(config);
+export async function openRuntime(config: Config, role?: RuntimeRole): Promise<Runtime> {
+  const runtime = createRuntime(config, role);
   try {
     await runtime.ready;
   } catch (error) {
@@ -172,7 +227,8 @@ export function getRuntime(): Runtime {
     const config = loadConfig();
     const listening = nextListenHostname(process.argv);
     if (listening !== null) checkListenAddress(listening, config.token, 'next start -H');
-    const runtime = createRuntime(config);
+    // The dashboard takes queued runs too, unless PLANSCOPE_WORKER=off: one process on PostgreSQL works as one on SQLite.
+    const runtime = createRuntime(config, { worker: true });
     holder.__planscopeRuntime = runtime;
     installShutdown(runtime);
   }

@@ -1,7 +1,7 @@
 import readline from 'node:readline';
 import type { RunEvent } from '../../lib/events';
 import { LOCAL_PERSON } from '../../lib/person';
-import type { RunBus } from '../runs/bus';
+import type { EventFeed } from '../runs/feed';
 import type { RunRegistry } from '../runs/registry';
 import { printable } from './terminal-text';
 
@@ -12,8 +12,9 @@ import { printable } from './terminal-text';
  * waiting cancels the run: nobody is left to decide. Returns an unsubscribe.
  */
 export function approveOnTerminal(
-  registry: Pick<RunRegistry, 'decide' | 'cancel'>,
-  bus: RunBus,
+  registry: Pick<RunRegistry, 'decide' | 'cancelElsewhere'>,
+  /** The run's events, wherever it runs. */
+  bus: Pick<EventFeed, 'subscribe'>,
   id: string,
   io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
 ): () => void {
@@ -31,7 +32,7 @@ export function approveOnTerminal(
       const answer = await ask(`?    approve the plan of round ${e.round}? [a]pprove, [r]eject with a note: `);
       if (answer === null) {
         io.output.write('     no answer (the input ended): cancelling the run\n');
-        registry.cancel(id);
+        void registry.cancelElsewhere(id);
         return;
       }
       const choice = answer.toLowerCase();

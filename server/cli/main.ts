@@ -167,8 +167,9 @@ async function main(): Promise<number> {
       throw error;
     }
     if (!values.json) await followRun(runtime, id);
-    const stopAsking = values.approve ? approveOnTerminal(runtime.registry, runtime.bus, id, { input: process.stdin, output: process.stdout }) : () => {};
-    process.once('SIGINT', () => runtime.registry.cancel(id));
+    const stopAsking = values.approve ? approveOnTerminal(runtime.registry, runtime.feed, id, { input: process.stdin, output: process.stdout }) : () => {};
+    // Wherever it runs: here, or (with the run queue) on a worker, which is asked to cancel it.
+    process.once('SIGINT', () => void runtime.registry.cancelElsewhere(id));
     const view = await runtime.registry.waitFor(id);
     stopAsking();
     const result = toResult(id, view);
@@ -210,7 +211,8 @@ async function followRun(runtime: Runtime, id: string): Promise<void> {
   };
   const early: RunEvent[] = [];
   let caughtUp = false;
-  runtime.bus.subscribe(id, (event) => (caughtUp ? show(event) : early.push(event)));
+  // The feed: the run's events whether this process records them or (with the run queue) a worker does.
+  runtime.feed.subscribe(id, (event) => (caughtUp ? show(event) : early.push(event)));
   for (const event of await runtime.store.events(id)) show(event);
   caughtUp = true;
   for (const event of early) show(event);

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RunErrorCode } from '../../lib/codes';
 import { EvalSuite, scoreRun, type EvalItem, type EvalSettings } from '../../lib/eval';
+import type { Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
+import type { RunState } from '../../lib/run-state';
 import { OFFLINE_MODEL, type Config } from '../config';
 import { isRequestError } from '../http/request-error';
 import type { RunRegistry } from '../runs/registry';
@@ -46,7 +48,7 @@ export type EvalPlan = EvalSettings & { onItem?: (item: EvalItem) => void };
 
 /** What an evaluation needs of the runtime: the registry to run through, the stores for its suite and items, the policy it scores by. */
 export interface SuiteRuntime {
-  registry: Pick<RunRegistry, 'start' | 'waitFor'>;
+  registry: Pick<RunRegistry, 'start' | 'waitFor' | 'queues'>;
   evals: EvalStore;
   suites: Pick<SuiteStore, 'get'>;
   config: Pick<Config, 'pathPolicy'>;
@@ -65,7 +67,8 @@ export async function runSuite(runtime: SuiteRuntime, plan: EvalPlan): Promise<{
 /**
  * Runs every task of a suite for each model, strategy and repetition, one
  * run at a time (a local model serves one request well, and wall times stay
- * comparable), through the same registry as every other run. Items are
+ * comparable), through the same registry as every other run; with the run
+ * queue (PostgreSQL), all at once, for the workers to share. Items are
  * stored as they finish, so an interrupted evaluation keeps what it measured.
  * Returns once the evaluation is stored, with its id; `done` settles when it ends.
  */
@@ -77,40 +80,50 @@ export async function startSuite(runtime: SuiteRuntime, plan: EvalPlan): Promise
   return { id, done: runItems(runtime, plan, id, suite, workspace) };
 }
 
+/** One run of an evaluation: a task of the suite, with a model and strategy, the `repeat`th time. */
+interface ItemSpec {
+  task: EvalSuite['tasks'][number];
+  model: string;
+  strategy: Strategy;
+  repeat: number;
+}
+
 async function runItems(runtime: SuiteRuntime, plan: EvalPlan, id: string, suite: EvalSuite, workspace: string): Promise<{ id: string; items: EvalItem[] }> {
   const store = runtime.evals;
   const items: EvalItem[] = [];
+  const specs: ItemSpec[] = [];
+  for (const model of plan.models) {
+    for (const strategy of plan.strategies) {
+      for (let repeat = 1; repeat <= plan.repeat; repeat++) {
+        for (const task of suite.tasks) specs.push({ task, model, strategy, repeat });
+      }
+    }
+  }
+  const record = async (spec: ItemSpec, runId: string, view: RunState) => {
+    const item = itemOf(runtime, spec, runId, view);
+    await store.addItem(id, items.length + 1, item);
+    items.push(item);
+    plan.onItem?.(item);
+  };
+  const start = (spec: ItemSpec) => runtime.registry.start({ task: spec.task.task, model: spec.model, strategy: spec.strategy, workspace });
   try {
-    for (const model of plan.models) {
-      for (const strategy of plan.strategies) {
-        for (let repeat = 1; repeat <= plan.repeat; repeat++) {
-          for (const task of suite.tasks) {
-            const { id: runId } = await runtime.registry.start({ task: task.task, model, strategy, workspace });
-            const view = await runtime.registry.waitFor(runId);
-            const result = toResult(runId, view);
-            const item: EvalItem = {
-              ...scoreRun(task, result, runtime.config.pathPolicy),
-              taskId: task.id,
-              category: task.category,
-              model: result.model,
-              baseline: result.baseline,
-              strategy,
-              repeat,
-              runId,
-              status: result.status,
-              errorCode: result.error?.code ?? null,
-              groundingScore: result.check?.groundingScore ?? null,
-              rounds: result.attempts,
-              llmCalls: result.llm.calls,
-              promptTokens: result.llm.promptTokens,
-              evalTokens: result.llm.evalTokens,
-              wallMs: result.durationMs ?? 0,
-            };
-            await store.addItem(id, items.length + 1, item);
-            items.push(item);
-            plan.onItem?.(item);
-          }
-        }
+    if (runtime.registry.queues) {
+      // Workers on many machines take them: every item is queued at once, and each is recorded as it finishes, wherever it ran.
+      const started: { spec: ItemSpec; runId: string }[] = [];
+      for (const spec of specs) started.push({ spec, runId: (await start(spec)).id });
+      let recording = Promise.resolve();
+      await Promise.all(
+        started.map(({ spec, runId }) =>
+          runtime.registry.waitFor(runId).then((view) => {
+            recording = recording.then(() => record(spec, runId, view));
+            return recording;
+          }),
+        ),
+      );
+    } else {
+      for (const spec of specs) {
+        const { id: runId } = await start(spec);
+        await record(spec, runId, await runtime.registry.waitFor(runId));
       }
     }
     await store.finish(id, 'completed');
@@ -121,4 +134,26 @@ async function runItems(runtime: SuiteRuntime, plan: EvalPlan, id: string, suite
     throw error;
   }
   return { id, items };
+}
+
+function itemOf(runtime: SuiteRuntime, spec: ItemSpec, runId: string, view: RunState): EvalItem {
+  const result = toResult(runId, view);
+  return {
+    ...scoreRun(spec.task, result, runtime.config.pathPolicy),
+    taskId: spec.task.id,
+    category: spec.task.category,
+    model: result.model,
+    baseline: result.baseline,
+    strategy: spec.strategy,
+    repeat: spec.repeat,
+    runId,
+    status: result.status,
+    errorCode: result.error?.code ?? null,
+    groundingScore: result.check?.groundingScore ?? null,
+    rounds: result.attempts,
+    llmCalls: result.llm.calls,
+    promptTokens: result.llm.promptTokens,
+    evalTokens: result.llm.evalTokens,
+    wallMs: result.durationMs ?? 0,
+  };
 }

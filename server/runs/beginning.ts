@@ -88,7 +88,15 @@ function resumePoint(view: RunState, begin: RunBegin | undefined): ResumePoint &
   }
   if (!last.accepted) return replan(last.round, `round ${last.round} was planning; it is planned again`);
   const decided = decidedPlan(last);
-  if (!decided.approved) return replan(last.round + 1, `the plan of round ${last.round} was rejected; round ${last.round + 1} is planned`);
+  if (!decided.approved) {
+    // The rejection is not acted on yet (it would have ended the round): the decision goes to the planner with its note.
+    return {
+      round: last.round + 1,
+      restart: 'plan',
+      reason: `the plan of round ${last.round} was rejected; round ${last.round + 1} is planned`,
+      start: { stage: 'decided', round: last.round, decided, lessons: lessonsBefore(last.round) },
+    };
+  }
   const finished = last.steps.filter((s) => s.status !== 'pending' && s.status !== 'running');
   if (finished.length === last.steps.length && !last.steps.some((s) => s.status === 'failed')) {
     return { ...answer, reason: `round ${last.round} had completed its plan; the answer is written` };

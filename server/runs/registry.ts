@@ -31,6 +31,7 @@ import { LentBridge } from './lent-bridge';
 import { PausableTimer } from './pausable-timer';
 import type { RunBus } from './bus';
 import { prepareFork } from './fork';
+import type { QueuedRuns } from './queued';
 import { RunRecorder } from './recorder';
 import { RequestError } from '../http/request-error';
 import { resolveWorkspace, type PinnedWorkspace } from './workspace';
@@ -85,10 +86,26 @@ export class RunRegistry {
     private readonly bridges: BridgePool,
     /** The tools runs offer their plans, listed once: the bridge's own, and the other configured MCP servers' (connected at start-up). */
     private readonly tools: () => Promise<RunTools>,
+    /** The run queue (PostgreSQL): runs started here are sent to it, and run by whichever worker serves them. Null: run here. */
+    private readonly queued: QueuedRuns | null = null,
   ) {}
 
-  /** Creates a run and runs it in this process: `create`, then `runStored` as its first attempt. */
+  /** Whether runs started here go to the run queue, for workers anywhere. */
+  get queues(): boolean {
+    return this.queued !== null;
+  }
+
+  /**
+   * Creates a run and runs it: in this process (`create`, then `runStored`
+   * as its first attempt), or, with the run queue, by a worker that serves
+   * it (`create`, then sent to the queue).
+   */
   async start(input: unknown): Promise<{ id: string }> {
+    if (this.queued) {
+      const { id } = await this.create(input);
+      await this.queued.send(id);
+      return { id };
+    }
     const { id, model } = await this.createHeld(input);
     return this.runHere(id, { attempt: 1, maxAttempts: 1, from: null }, model);
   }
@@ -284,11 +301,27 @@ export class RunRegistry {
     return [...this.live.keys()];
   }
 
-  /** Resolves with the final state once the run ends. */
+  /**
+   * Resolves with the final state once the run ends (or, live here, parks
+   * waiting for a decision). With the run queue, a run live elsewhere is
+   * followed to its end; else its state as stored now.
+   */
   async waitFor(id: string): Promise<RunState> {
     const live = this.live.get(id);
     if (live) return live.done;
+    if (this.queued) return this.queued.waitFor(id);
     return foldRun(await this.store.events(id));
+  }
+
+  /**
+   * Cancels a run wherever it is: live here, waiting for a decision with no
+   * process of its own, or (with the run queue) queued or run by another
+   * process. False when there is no such run still going.
+   */
+  async cancelElsewhere(id: string): Promise<boolean> {
+    if (this.cancel(id)) return true;
+    if (await this.cancelWaiting(id)) return true;
+    return this.queued ? this.queued.cancelElsewhere(id) : false;
   }
 
   /**
@@ -302,6 +335,8 @@ export class RunRegistry {
     for (const row of await this.store.unfinishedRuns()) {
       // Live here: ours and still going. Another live process (a CLI run): its own.
       if (ownerAlive(ownerOfRun(row), this.live.has(row.id) || heldHere('run', row.id))) continue;
+      // A queued run has a job: freed from its worker, it is taken and resumed by another instead.
+      if (this.queued && (await this.queued.release(row.id))) continue;
       // Waiting for a person is not being in flight: the process that asked has lost nothing by going away.
       if (row.status === 'awaiting_approval') {
         await this.watchWaiting(row.id);
@@ -324,6 +359,15 @@ export class RunRegistry {
       }
     }
     return recovered;
+  }
+
+  /**
+   * Keeps the approval timeouts of these runs where they wait for a decision
+   * (the others are skipped): the runs of a worker found dead, whose timers
+   * died with it. Several processes may keep one: the first to end it wins.
+   */
+  async keepWaiting(ids: readonly string[]): Promise<void> {
+    for (const id of ids) await this.watchWaiting(id);
   }
 
   /** Keeps the approval timeout of a run that waits with no process of its own, counted from its request. */
@@ -357,7 +401,9 @@ export class RunRegistry {
   /** Ends a run that waits with no process of its own, once this process has taken it over; false when it is not waiting so. */
   private async endWaiting(id: string, status: 'failed' | 'cancelled', error: ErrorInfo): Promise<boolean> {
     const row = await this.store.getRun(id);
-    if (row?.status !== 'awaiting_approval' || this.live.has(id) || ownerAlive(ownerOfRun(row), heldHere('run', id))) return false;
+    if (row?.status !== 'awaiting_approval' || this.live.has(id)) return false;
+    // With the run queue, a waiting run is parked: its owner may live on, holding it no more.
+    if (!this.queued && ownerAlive(ownerOfRun(row), heldHere('run', id))) return false;
     holdHere('run', id);
     try {
       if (!(await this.store.claimRun(id, ownerOfRun(row), thisProcess()))) return false;
@@ -510,7 +556,8 @@ export class RunRegistry {
     if (!row) throw new RequestError('run_not_found', `There is no run ${id}.`);
     const notWaiting = (why: string) => new RequestError('approval_not_pending', `Run ${id} ${why}; it is not waiting for a decision here.`);
     if (row.status !== 'awaiting_approval') throw notWaiting(`is ${row.status}`);
-    if (ownerAlive(ownerOfRun(row), heldHere('run', id))) throw notWaiting('waits in another process, which takes the decision');
+    // With the run queue, a waiting run is parked, held by no process (claiming it settles a race between two deciders).
+    if (!this.queued && ownerAlive(ownerOfRun(row), heldHere('run', id))) throw notWaiting('waits in another process, which takes the decision');
     const { view, created, begin: stored } = await beginningOf(await this.store.events(id), (name) => this.store.getArtifact(id, name));
     const pending = pendingApproval(view);
     if (!pending || !view.limits) throw notWaiting(`is ${view.status}`);
@@ -528,6 +575,13 @@ export class RunRegistry {
     recorder.emit({ type: 'approval_decided', request: pending.request, round: pending.round, ...decided, by });
     const decision = roundOf(recorder.view, pending.round)?.approval?.decision;
     if (!decision) throw new Error(`the decision on request ${pending.request} was not folded in`);
+    if (this.queued) {
+      // A worker takes it again and goes on from the decision recorded in its log.
+      await recorder.flushed();
+      releaseHere('run', id);
+      await this.queued.send(id);
+      return decision;
+    }
     const plan = { ...(pending.goal === null ? {} : { goal: pending.goal }), steps: pending.steps };
     const begin: RunBeginning = {
       work: stored.work,
@@ -646,6 +700,16 @@ export class RunRegistry {
         park: () => stop(new RunParked()),
       };
       if (signal.aborted) onAbort();
+      else if (this.queued) {
+        // With the run queue, a run waiting for a person gives its worker back: the decision, taken in any
+        // process, sends it to the queue again. Its approval timeout is kept here meanwhile.
+        live.awaiting.park();
+        const id = live.recorder.runId;
+        void live.recorder
+          .flushed()
+          .then(() => this.watchWaiting(id))
+          .catch(() => undefined);
+      }
     });
   }
 

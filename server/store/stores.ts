@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { EvalStore } from './eval-store';
 import type { CommitNotices } from './notices';
+import type { PgDatabase } from './pg/database';
 import { openPgStores } from './pg/stores';
 import type { ReplayStore } from './replay-store';
 import type { RunStore } from './run-store';
@@ -24,6 +25,8 @@ export interface Stores {
   workers: WorkerStore;
   /** Commits other processes announce, where the database can tell (PostgreSQL); null where it cannot (SQLite). */
   notices: CommitNotices | null;
+  /** The PostgreSQL database, where the run queue keeps its jobs; null with SQLite (no queue: one process runs its own runs). */
+  database: PgDatabase | null;
   /** Settles once the store can be used; rejects with a ConfigError (saying what to do) when it cannot. */
   ready: Promise<void>;
   close(): Promise<void>;
@@ -40,6 +43,7 @@ export function openStores(config: Pick<Config, 'dataDir' | 'database'>): Stores
     suites: new SqliteSuiteStore(db),
     workers: new SqliteWorkerStore(db),
     notices: null,
+    database: null,
     ready: Promise.resolve(),
     async close() {
       db.close();

@@ -20,12 +20,15 @@ export function workerRoots(config: Pick<Config, 'workspaceRoots' | 'workspace'>
 
 export interface ThisWorker {
   id: string;
+  /** Its Ollama hosts with their models, and the workspace roots it reaches, as registered. */
+  hosts: WorkerHost[];
+  roots: string[];
   /** Ends the heartbeat and records the worker stopped. Idempotent. */
   stop(): Promise<void>;
 }
 
 export interface ThisWorkerDeps {
-  config: Pick<Config, 'ollamaHost' | 'workspaceRoots' | 'workspace' | 'maxConcurrentRuns' | 'workers'>;
+  config: Pick<Config, 'ollamaHost' | 'workspaceRoots' | 'workspace' | 'workerConcurrency' | 'workers'>;
   store: WorkerStore;
   /** The runs live in this process now. */
   runs: () => readonly string[];
@@ -54,7 +57,7 @@ export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker>
     startedAt,
     lastBeatAt: startedAt,
     stoppedAt: null,
-    concurrency: config.maxConcurrentRuns,
+    concurrency: config.workerConcurrency,
     hosts: [host],
     workspaceRoots: workerRoots(config),
     runs: [...deps.runs()],
@@ -71,6 +74,8 @@ export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker>
   let stopped: Promise<void> | null = null;
   return {
     id: self.start,
+    hosts: [host],
+    roots: workerRoots(config),
     stop() {
       stopped ??= heartbeat.stop().then(() => store.stop(self.start, now()));
       return stopped;

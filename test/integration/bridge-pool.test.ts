@@ -97,6 +97,8 @@ describe('the bridge pool', () => {
     // A must have taken the hanging reply before it is cancelled, or D would get it.
     await until('A to be planning', () => h!.fake.requests.some((r) => r.path === '/api/chat'));
     const b = await runtime.registry.start({ task: `${TASK} (B)`, workspace: other });
+    // With the run queue (PostgreSQL) a worker takes it first: it waits once taken.
+    await until('B to wait for a bridge', async () => (await runtime.store.events(b.id)).some((e) => e.type === 'run_waiting'));
     expect((await runtime.store.events(b.id)).map((e) => e.type)).toEqual(['run_created', 'run_waiting']);
     runtime.registry.cancel(b.id);
     const cancelled = await runtime.registry.waitFor(b.id);

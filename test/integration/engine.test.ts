@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { answerJsonSchema } from '../../lib/answer';
 import { planJsonSchema } from '../../lib/plan';
-import { answer, CANARY, everythingStored, plan, startHarness, workspaceBridge, type Harness } from '../support/harness';
+import { answer, CANARY, everythingStored, HARNESS_ON_POSTGRES, plan, startHarness, until, workspaceBridge, type Harness } from '../support/harness';
 
 const TASK = 'How is the model endpoint configured?';
 const GOOD_ANSWER = answer([
@@ -163,6 +163,15 @@ describe('the plan-and-execute loop through a fake Ollama server', () => {
 
   it('reports model_not_found naming the model and ollama pull', async () => {
     h = await startHarness({});
+    if (HARNESS_ON_POSTGRES) {
+      // With the run queue, no worker serves a model its Ollama host lacks: the run waits, saying why, until cancelled.
+      const { id } = await h.runtime.registry.start({ task: TASK, model: 'no-such-model:1b' });
+      const waiting = await until('the run to say why it waits', async () => (await h!.runtime.store.events(id)).find((e) => e.type === 'run_waiting'));
+      expect(waiting).toMatchObject({ reason: 'no_worker_for_model', message: expect.stringContaining('no-such-model:1b') });
+      expect(await h.runtime.registry.cancelElsewhere(id)).toBe(true);
+      expect((await h.runtime.registry.waitFor(id)).status).toBe('cancelled');
+      return;
+    }
     const { result } = await h.run(TASK, { model: 'no-such-model:1b' });
     expect(result.error?.code).toBe('model_not_found');
     expect(result.error?.message).toContain('no-such-model:1b');

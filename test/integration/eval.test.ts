@@ -9,6 +9,8 @@ import { runSuite } from '../../server/eval/run-suite';
 import { answer, APP_ROOT, plan, startHarness, type Harness } from '../support/harness';
 
 const run = promisify(execFile);
+/** Scripted replies go to runs in the order they call: with the run queue (PostgreSQL) a worker takes the items one at a time, as they were queued, so each gets its own. */
+const ONE_AT_A_TIME = { PLANSCOPE_WORKER_CONCURRENCY: '1' };
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -30,7 +32,7 @@ describe('the evaluation harness', () => {
           ]),
         },
       ],
-    });
+    }, ONE_AT_A_TIME);
     const suitePath = path.join(h.dataDir, 'suite.json');
     fs.writeFileSync(
       suitePath,
@@ -80,7 +82,7 @@ describe('the evaluation harness', () => {
       synthesizer: [...honest, ...planAsFact].map((content) => ({ content })),
       // A lax Reviewer: every claim is backed by its lines.
       reviewer: [{ content: JSON.stringify({ reviews: [{ claim: 1, verdict: 'supported', reason: 'The lines say so.' }] }) }],
-    });
+    }, ONE_AT_A_TIME);
     const shipped = JSON.parse(fs.readFileSync(path.join(APP_ROOT, 'evals/sample-suite.json'), 'utf8')) as { tasks: { id: string }[] };
     const traps = shipped.tasks.filter((t) => t.id.startsWith('todo-'));
     expect(traps.map((t) => t.id)).toEqual(['todo-fallback', 'todo-config-file']);

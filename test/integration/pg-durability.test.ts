@@ -79,7 +79,9 @@ describe('on PostgreSQL, the Result is the fold of what was committed', () => {
       BEGIN IF NEW.last_seq = 3 THEN RAISE EXCEPTION 'simulated I/O error'; END IF; RETURN NEW; END $$`);
     await database.sql('CREATE TRIGGER fail_third BEFORE UPDATE ON runs FOR EACH ROW EXECUTE FUNCTION fail_third()');
 
-    const { id } = await h.runtime.registry.start({ task: TASK });
+    // Run in this process, not through the queue: the stop a failed commit makes is this process's to see.
+    const { id } = await h.runtime.registry.create({ task: TASK });
+    await h.runtime.registry.runStored(id, { attempt: 1, maxAttempts: 1, from: null });
     const view = await h.runtime.registry.waitFor(id);
     expect(view.lastSeq).toBe(2);
     expect((await h.runtime.store.events(id)).map((e) => e.seq)).toEqual([1, 2]);
@@ -110,7 +112,16 @@ describe('on PostgreSQL, a process killed mid-run', () => {
       fs.rmSync(workspace, { recursive: true, force: true });
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
-    const env = { OLLAMA_HOST: fake.url, PLANSCOPE_MODEL: 'qwen3:8b', PLANSCOPE_WORKSPACE: workspace, PLANSCOPE_DATA_DIR: dataDir, PLANSCOPE_DATABASE_URL: database.url };
+    // The CLI takes its own run from the queue (a worker, as the dashboard is), and a run is not resumed: the next process ends it interrupted.
+    const env = {
+      OLLAMA_HOST: fake.url,
+      PLANSCOPE_MODEL: 'qwen3:8b',
+      PLANSCOPE_WORKSPACE: workspace,
+      PLANSCOPE_DATA_DIR: dataDir,
+      PLANSCOPE_DATABASE_URL: database.url,
+      PLANSCOPE_WORKER: 'on',
+      PLANSCOPE_MAX_RESUMES: '0',
+    };
     const cli = spawn(process.execPath, ['--import', 'tsx', path.join(APP_ROOT, 'server', 'cli', 'main.ts'), 'run', TASK, '--json'], {
       cwd: APP_ROOT,
       env: { ...process.env, ...env },
@@ -143,7 +154,11 @@ describe('on PostgreSQL, a process killed mid-run', () => {
     const runtime = await openRuntime(loadConfig(env, APP_ROOT));
     cleanups.push(() => runtime.close());
     await runtime.recovered;
-    const recovered = await runtime.store.events(runId);
+    // Its job freed from the dead process, this one takes it and, past its attempts, ends it.
+    const recovered = await until('the run to end', async () => {
+      const events = await runtime.store.events(runId);
+      return events.some((e) => e.type === 'run_finished') ? events : null;
+    }, WAIT_MS);
     expect(recovered.slice(0, after.length)).toEqual(after);
     expect(recovered.at(-1)).toMatchObject({ type: 'run_finished', status: 'interrupted', error: { code: 'interrupted' } });
     const finished = recovered.at(-1);

@@ -32,7 +32,8 @@ async function openOn(store: 'SQLite' | 'PostgreSQL'): Promise<Runtime> {
   if (store === 'PostgreSQL') {
     env.PLANSCOPE_DATABASE_URL = (await databaseForTest(cleanups)).url;
   }
-  const runtime = await openRuntime(loadConfig(env, APP_ROOT));
+  // A dashboard's runtime: on PostgreSQL it takes the runs it starts from the queue.
+  const runtime = await openRuntime(loadConfig(env, APP_ROOT), { worker: true });
   cleanups.push(() => runtime.close());
   await runtime.recovered;
   return runtime;

@@ -18,7 +18,7 @@ export interface CliProcess {
  * under tsx, from the app root, with `env` over this process's environment:
  * for tests that kill it mid-run or read what it left in its data directory.
  */
-export function startCli(entry: 'main' | 'eval', args: readonly string[], env: Record<string, string>): CliProcess {
+export function startCli(entry: 'main' | 'eval' | 'worker', args: readonly string[], env: Record<string, string>): CliProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(APP_ROOT, 'server', 'cli', `${entry}.ts`), ...args], {
     cwd: APP_ROOT,
     env: { ...process.env, ...env },

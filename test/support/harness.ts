@@ -85,7 +85,7 @@ export async function startHarness(
     },
     APP_ROOT,
   );
-  const runtime = createRuntime(config);
+  const runtime = createRuntime(config, { worker: true });
   try {
     await runtime.ready;
     // Recovery runs once at start; a test that records a run by hand under this pid must not race it.

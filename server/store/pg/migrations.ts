@@ -148,6 +148,12 @@ export const MIGRATIONS: readonly string[] = [
   // Why a run waits now (a full bridge pool, a busy Ollama host), kept with the row as the rest of
   // its fold so that the runs list can say it; null when it does not wait, and for runs stored before.
   `ALTER TABLE runs ADD COLUMN waiting_reason TEXT, ADD COLUMN waiting_message TEXT;`,
+  // Cancellations asked for runs another process is running (the run queue's workers poll them). No foreign key:
+  // a request may name a run deleted meanwhile, and is forgotten once its run has ended.
+  `CREATE TABLE run_cancellations (
+     run_id TEXT COLLATE "C" PRIMARY KEY,
+     requested_at BIGINT NOT NULL
+   );`,
 ];
 
 /** An arbitrary key that only planscope's migrations lock. */

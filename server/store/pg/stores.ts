@@ -27,6 +27,8 @@ export function openPgStores(settings: DatabaseSettings) {
     suites: new PgSuiteStore(db),
     workers: new PgWorkerStore(db),
     notices,
+    /** The database itself, for the run queue, which keeps its jobs there. */
+    database: db,
     ready: db.ready,
     /** Idempotent. */
     close() {

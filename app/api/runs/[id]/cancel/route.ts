@@ -11,7 +11,8 @@ export function POST(_request: Request, { params }: { params: Promise<{ id: stri
     const { store, registry } = getRuntime();
     const row = await store.getRun(id);
     if (!row) throw new RequestError('run_not_found', `There is no run ${id}.`);
-    if (!registry.cancel(id) && !(await registry.cancelWaiting(id))) {
+    // Live here, waiting for a decision, or (with the run queue) queued or run by another process.
+    if (!(await registry.cancelElsewhere(id))) {
       throw new RequestError('not_running', `Run ${id} is ${row.status}; only a queued, running or waiting run can be cancelled.`);
     }
     return Response.json({ id, cancelling: true }, { status: 202 });

@@ -1,0 +1,65 @@
+import { ExitCode } from '../../lib/codes';
+import { appRootOf } from '../app-root';
+import { ConfigError, loadConfig } from '../config';
+import { openRuntime } from '../runtime';
+
+/**
+ * `npm run worker`: a process that takes queued runs from the run queue in
+ * PostgreSQL, for the models of its Ollama host and the workspaces under its
+ * roots, up to its concurrency, until SIGINT or SIGTERM. It serves no
+ * pages; a dashboard anywhere on the same database shows its runs live.
+ */
+
+/** Longest a graceful stop may take (runs cancelled and recorded, the worker marked stopped) before the process exits anyway. */
+const STOP_DEADLINE_MS = 20_000;
+
+function fail(reason: string): never {
+  process.stderr.write(`planscope worker: ${reason}\n`);
+  process.exit(ExitCode.usage);
+}
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env, appRootOf(import.meta.url));
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  if (!config.database) {
+    fail(
+      'a worker takes runs from the run queue in PostgreSQL: set PLANSCOPE_DATABASE_URL (postgres://user:password@host:5432/database) to the database the dashboards use. Without it, `npm start` runs everything in one process on SQLite.',
+    );
+  }
+  if (config.worker === false) fail('PLANSCOPE_WORKER=off tells this process not to take runs; unset it (or set it to on) to start a worker.');
+  let runtime;
+  try {
+    runtime = await openRuntime(config, { worker: true });
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  const started = runtime;
+  process.stderr.write(`planscope worker: taking runs from ${config.database.display} (up to ${config.workerConcurrency} at once); SIGINT or SIGTERM stops it\n`);
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      process.stderr.write(`planscope worker: ${signal}: cancelling the runs it holds and stopping\n`);
+      setTimeout(() => process.exit(ExitCode.failed), STOP_DEADLINE_MS).unref();
+      void started.close().then(
+        () => process.exit(ExitCode.completed),
+        (error: unknown) => {
+          process.stderr.write(`planscope worker: stopping failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          process.exit(ExitCode.failed);
+        },
+      );
+    });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`planscope worker: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(ExitCode.failed);
+});

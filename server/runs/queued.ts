@@ -1,0 +1,114 @@
+import type { ErrorInfo } from '../../lib/codes';
+import type { NewRunEvent } from '../../lib/events';
+import { foldRun, isTerminal, type RunState } from '../../lib/run-state';
+import { queueWaiting, type WorkerRecord } from '../../lib/worker';
+import { routeOf } from '../queue/route';
+import type { RunQueue } from '../queue/run-queue';
+import { holdHere, releaseHere, thisProcess } from '../store/owner';
+import { ownerOfRun } from '../store/run-columns';
+import type { RunStore } from '../store/run-store';
+import type { RunBus } from './bus';
+import type { EventFeed } from './feed';
+import { untilFinished } from './follow';
+import { RunRecorder } from './recorder';
+
+export interface QueuedRunsDeps {
+  queue: RunQueue;
+  store: RunStore;
+  bus: RunBus;
+  feed: EventFeed;
+  workers: { list(): Promise<WorkerRecord[]> };
+  /** The workspace roots of this process's own worker: where a run goes when no live worker says better. */
+  roots: readonly string[];
+  lostAfterMs: number;
+  /** How often a run's job is taken at most: its first run, its resumes, and one more to end it `interrupted`. */
+  maxAttempts: number;
+}
+
+/**
+ * Runs sent to the run queue (PostgreSQL): created here, run by whichever
+ * worker serves their model and reaches their workspace, followed from here
+ * through the store. A run no live worker can serve says so (`run_waiting`
+ * with the reason) and stays `queued` until one can.
+ */
+export class QueuedRuns {
+  constructor(private readonly deps: QueuedRunsDeps) {}
+
+  /**
+   * Sends a stored run to the queue. Said first, then enqueued: once it is
+   * enqueued a worker may append to its log at any moment. A run that cannot
+   * be enqueued ends `failed` (`internal`) rather than waiting for nothing.
+   */
+  async send(id: string): Promise<void> {
+    const { store, queue } = this.deps;
+    const row = await store.getRun(id);
+    if (row === null || isTerminal(row.status)) return;
+    const workers = await this.deps.workers.list();
+    const now = Date.now();
+    const run = { model: row.model, workspace: row.workspace };
+    try {
+      const waiting = queueWaiting(workers, run, now, this.deps.lostAfterMs);
+      if (waiting) await this.record(id, { type: 'run_waiting', reason: waiting.reason, message: waiting.message });
+      await queue.enqueue(id, routeOf(run, workers, now, this.deps.lostAfterMs, this.deps.roots), this.deps.maxAttempts);
+    } catch (error) {
+      // The run exists: it ends, visibly, with the reason (its id is handed out all the same). Only a store that cannot record that throws.
+      const message = `The run could not be sent to the run queue: ${error instanceof Error ? error.message : String(error)}`;
+      await this.endHere(id, 'failed', { code: 'internal', message });
+    }
+  }
+
+  /** Frees the run's job for another worker when it has one (its process died); false when it has none. */
+  async release(id: string): Promise<boolean> {
+    if (!(await this.deps.queue.hasJob(id))) return false;
+    await this.deps.queue.release([id]);
+    return true;
+  }
+
+  /** Resolves with the final state once the run ends, wherever it runs. */
+  waitFor(id: string, signal?: AbortSignal): Promise<RunState> {
+    return untilFinished(this.deps.feed, this.deps.store, id, { signal });
+  }
+
+  /**
+   * Cancels a run that is not live in this process: one nobody has taken
+   * yet is claimed and cancelled here (its job withdrawn); one a worker
+   * runs is asked of that worker, which cancels it within a second. False
+   * when the run does not exist or has ended.
+   */
+  async cancelElsewhere(id: string): Promise<boolean> {
+    const row = await this.deps.store.getRun(id);
+    if (row === null || isTerminal(row.status)) return false;
+    if (row.status === 'queued') {
+      const ended = await this.endHere(id, 'cancelled', { code: 'cancelled', message: 'The run was cancelled before a worker took it.' });
+      if (ended) {
+        await this.deps.queue.withdraw(id);
+        return true;
+      }
+    }
+    await this.deps.queue.requestCancel(id);
+    return true;
+  }
+
+  /** Appends an event to a stored run this process does not run (it waits for a worker), published here and to other processes. */
+  private async record(id: string, event: NewRunEvent): Promise<void> {
+    const recorder = new RunRecorder(id, this.deps.store, (e) => this.deps.bus.publish(id, e), foldRun(await this.deps.store.events(id)));
+    recorder.emit(event);
+    await recorder.flushed();
+  }
+
+  /** Ends a queued run here, once claimed from whoever owns it; false when another process claimed it first (a worker took it). */
+  private async endHere(id: string, status: 'failed' | 'cancelled', error: ErrorInfo): Promise<boolean> {
+    const row = await this.deps.store.getRun(id);
+    if (row === null || isTerminal(row.status)) return false;
+    holdHere('run', id);
+    try {
+      if (!(await this.deps.store.claimRun(id, ownerOfRun(row), thisProcess()))) return false;
+      const view = foldRun(await this.deps.store.events(id));
+      if (isTerminal(view.status)) return false;
+      await this.record(id, { type: 'run_finished', status, error });
+      return true;
+    } finally {
+      releaseHere('run', id);
+    }
+  }
+}

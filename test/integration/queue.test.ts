@@ -1,0 +1,247 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../lib/events';
+import { loadConfig } from '../../server/config';
+import { openRuntime, type Runtime } from '../../server/runtime';
+import { startCli } from '../support/cli-process';
+import { startFakeOllama, type FakeOllama, type FakeScript } from '../support/fake-ollama';
+import { APP_ROOT, copyWorkspace, ENDPOINT_TASK, endpointAnswer, plan, startHarness, until } from '../support/harness';
+import { databaseForTest, type TestDatabase } from '../support/postgres';
+import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
+
+/**
+ * The run queue end to end on the real PostgreSQL server: runs started by a
+ * process that takes none (the CLI's role) are run by `npm run worker`
+ * processes against the fake Ollama HTTP server, routed by model and
+ * workspace, cancelled across processes, and resumed by another worker
+ * when theirs is SIGKILLed mid-run.
+ */
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Heartbeats fast enough that a killed worker is given up within seconds. */
+const BEATS = { PLANSCOPE_WORKER_HEARTBEAT_MS: '250', PLANSCOPE_WORKER_LOST_AFTER_MS: '1500' };
+const RUN_WAIT_MS = 60_000;
+
+interface Setup {
+  database: TestDatabase;
+  fake: FakeOllama;
+  workspace: string;
+  env: Record<string, string>;
+  /** A runtime in the CLI's role: it starts runs and follows them, and takes none. */
+  starter: Runtime;
+}
+
+async function setUp(script: FakeScript, settings: Record<string, string> = {}): Promise<Setup> {
+  const database = await databaseForTest(cleanups);
+  const fake = await startFakeOllama(script);
+  cleanups.push(() => fake.close());
+  const workspace = copyWorkspace();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-queue-'));
+  cleanups.push(() => {
+    fs.rmSync(workspace, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const env = {
+    OLLAMA_HOST: fake.url,
+    PLANSCOPE_MODEL: 'qwen3:8b',
+    PLANSCOPE_WORKSPACE: workspace,
+    PLANSCOPE_DATA_DIR: dataDir,
+    PLANSCOPE_READ_AHEAD: 'false',
+    ...BEATS,
+    ...settings,
+  };
+  const starter = await openRuntime(loadConfig({ ...env, PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4' }, APP_ROOT));
+  cleanups.push(() => starter.close());
+  return { database, fake, workspace, env, starter };
+}
+
+async function worker(setup: Setup, env: Record<string, string> = {}): Promise<WorkerProcess> {
+  const started = await startWorkerProcess(setup.database, { ...setup.env, ...env });
+  cleanups.push(() => started.kill());
+  return started;
+}
+
+async function eventsOf(runtime: Runtime, id: string): Promise<RunEvent[]> {
+  return runtime.store.events(id);
+}
+
+const contiguous = (events: readonly RunEvent[]) => expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+
+describe('the run queue with worker processes', () => {
+  it('npm run worker refuses to start without PostgreSQL, saying why', async () => {
+    const cli = startCli('worker', [], { PLANSCOPE_DATABASE_URL: '' });
+    cleanups.push(() => cli.kill());
+    await cli.exited;
+    expect(cli.child.exitCode).toBe(2);
+    expect(cli.output()).toMatch(/PLANSCOPE_DATABASE_URL/);
+  });
+
+  it('a worker process takes a run started by a process that takes none, and the starter follows it to its end', async () => {
+    const setup = await setUp({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] });
+    const w = await worker(setup);
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK });
+    const view = await setup.starter.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    const events = await eventsOf(setup.starter, id);
+    contiguous(events);
+    expect(events.some((e) => e.type === 'run_waiting')).toBe(false);
+    // The worker took it over from the starter, and recorded its work.
+    expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(w.id);
+    expect(setup.starter.registry.isLive(id)).toBe(false);
+  });
+
+  it('routes by workspace and by model: a run no live worker can serve stays queued saying why, until cancelled', async () => {
+    const setup = await setUp({});
+    const elsewhere = copyWorkspace();
+    cleanups.push(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
+    // The worker reaches only the default workspace (its roots: that directory).
+    await worker(setup, { PLANSCOPE_WORKSPACE_ROOTS: setup.workspace });
+
+    const outside = await setup.starter.registry.start({ task: ENDPOINT_TASK, workspace: elsewhere });
+    const unserved = await setup.starter.registry.start({ task: ENDPOINT_TASK, model: 'mistral:7b' });
+    for (const [run, reason, named] of [
+      [outside.id, 'no_worker_for_workspace', elsewhere],
+      [unserved.id, 'no_worker_for_model', 'mistral:7b'],
+    ] as const) {
+      const waiting = await until(`run ${run} to say why it waits`, async () => (await eventsOf(setup.starter, run)).find((e) => e.type === 'run_waiting'));
+      expect(waiting).toMatchObject({ reason, message: expect.stringContaining(named) });
+      expect((await setup.starter.store.getRun(run))?.status).toBe('queued');
+      expect(await setup.starter.queue!.hasJob(run)).toBe(true);
+    }
+    expect(await setup.starter.registry.cancelElsewhere(unserved.id)).toBe(true);
+    expect(await setup.starter.registry.cancelElsewhere(outside.id)).toBe(true);
+    for (const run of [outside.id, unserved.id]) {
+      const view = await setup.starter.registry.waitFor(run);
+      expect(view.status).toBe('cancelled');
+      expect(await setup.starter.queue!.hasJob(run)).toBe(false);
+      contiguous(await eventsOf(setup.starter, run));
+    }
+  });
+
+  it('a run a worker process is running is cancelled from the process that started it', async () => {
+    const setup = await setUp({ planner: [{ hang: true }] });
+    await worker(setup);
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK });
+    await until('the worker to call the model', async () => (await eventsOf(setup.starter, id)).some((e) => e.type === 'llm_call_started'), RUN_WAIT_MS);
+    expect(setup.starter.registry.cancel(id)).toBe(false);
+    expect(await setup.starter.registry.cancelElsewhere(id)).toBe(true);
+    const view = await setup.starter.registry.waitFor(id);
+    expect(view.status).toBe('cancelled');
+    contiguous(await eventsOf(setup.starter, id));
+    await until('the cancel request to be forgotten', async () => (await setup.starter.queue!.cancelRequests()).length === 0);
+  });
+
+  it('the CLI queues its run and follows it while a worker process runs it; Ctrl-C cancels it there', async () => {
+    const setup = await setUp({ planner: [{ hang: true }] });
+    const w = await worker(setup);
+    const cli = startCli('main', ['run', ENDPOINT_TASK], { ...setup.env, PLANSCOPE_DATABASE_URL: setup.database.url, PLANSCOPE_DB_POOL_SIZE: '4' });
+    cleanups.push(() => cli.kill());
+    const id = await until('the run row', async () => (await setup.database.sql<{ id: string }>('SELECT id FROM runs'))[0]?.id, RUN_WAIT_MS);
+    await until('the worker to call the model', async () => (await eventsOf(setup.starter, id)).some((e) => e.type === 'llm_call_started'), RUN_WAIT_MS);
+    expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(w.id);
+    cli.child.kill('SIGINT');
+    await cli.exited;
+    expect(cli.child.exitCode).toBe(1);
+    expect((await setup.starter.store.getRun(id))?.status).toBe('cancelled');
+    expect(cli.output()).toMatch(/cancelled/);
+  });
+
+  it('a run parked waiting for a decision keeps its approval timeout when the worker that parked it dies', async () => {
+    const setup = await setUp({ planner: [{ content: plan('src/config.ts') }] }, { PLANSCOPE_APPROVAL_TIMEOUT_MS: '4000' });
+    const w = await worker(setup);
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK, approval: 'plan' });
+    await until('the plan to wait for a decision', async () => (await setup.starter.store.getRun(id))?.status === 'awaiting_approval', RUN_WAIT_MS);
+    // Parked: the worker gave its job back.
+    await until('the job to be done', async () => !(await setup.starter.queue!.hasJob(id)));
+    w.kill();
+    await w.exited;
+    const view = await setup.starter.registry.waitFor(id);
+    expect(view.status).toBe('failed');
+    expect(view.error?.code).toBe('approval_timeout');
+    contiguous(await eventsOf(setup.starter, id));
+  });
+
+  it('a worker SIGKILLed mid-run is found by its heartbeat, and another resumes the run with its completed read reused', async () => {
+    const setup = await setUp({
+      planner: [{ content: plan('src/config.ts') }],
+      // The first answer never comes in time: the worker is killed while it waits for it.
+      synthesizer: [{ content: endpointAnswer(), delayMs: 120_000 }, { content: endpointAnswer() }],
+    });
+    const first = await worker(setup);
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK });
+    await until(
+      'the first worker to read the file and call the synthesizer',
+      async () => {
+        const events = await eventsOf(setup.starter, id);
+        return events.some((e) => e.type === 'step_finished') && events.some((e) => e.type === 'llm_call_started' && e.label === 'synthesizer');
+      },
+      RUN_WAIT_MS,
+    );
+    const before = await eventsOf(setup.starter, id);
+    first.kill();
+    await first.exited;
+    const second = await worker(setup);
+
+    const view = await setup.starter.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    const events = await eventsOf(setup.starter, id);
+    contiguous(events);
+    // Nothing recorded before the kill is lost or changed.
+    expect(events.slice(0, before.length)).toEqual(before);
+    const after = events.slice(before.length);
+    // Its plan and read were complete: it goes on from the answer, the read reused (hash-checked), not read again.
+    expect(after[0]).toMatchObject({ type: 'run_resumed', attempt: 2, restart: 'answer' });
+    expect(after.some((e) => e.type === 'step_started' || e.type === 'step_finished')).toBe(false);
+    expect(after.filter((e) => e.type === 'llm_call_started').map((e) => e.type === 'llm_call_started' && e.label)).toEqual(['synthesizer', 'reviewer']);
+    expect(Object.keys(view.observations)).toEqual(['src/config.ts']);
+    expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(second.id);
+    const [lost] = await setup.database.sql<{ lost_at: string | null }>('SELECT lost_at FROM workers WHERE id = $1', [first.id]);
+    expect(lost?.lost_at).not.toBeNull();
+  });
+});
+
+describe('a run the queue cannot take', () => {
+  it('ends failed (internal) with the reason, its id handed out all the same', async () => {
+    const database = await databaseForTest(cleanups);
+    const h = await startHarness({}, { PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4' });
+    cleanups.push(() => h.close());
+    await h.runtime.queue!.ready();
+    // The queue's way in is gone (a broken or half-upgraded schema).
+    await database.sql('ALTER FUNCTION graphile_worker.add_job(text, json, text, timestamptz, integer, text, integer, text[], text) RENAME TO add_job_away');
+    const { id } = await h.runtime.registry.start({ task: ENDPOINT_TASK });
+    const view = await h.runtime.registry.waitFor(id);
+    expect(view.status).toBe('failed');
+    expect(view.error).toMatchObject({ code: 'internal', message: expect.stringContaining('could not be sent to the run queue') });
+    contiguous(await h.runtime.store.events(id));
+  });
+});
+
+describe('a run whose worker could not commit an event', () => {
+  it('fails its job, and the queue tries it again: resumed from what was committed, it completes', async () => {
+    const database = await databaseForTest(cleanups);
+    const h = await startHarness({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] }, {
+      PLANSCOPE_DATABASE_URL: database.url,
+      PLANSCOPE_DB_POOL_SIZE: '4',
+      PLANSCOPE_READ_AHEAD: 'false',
+    });
+    cleanups.push(() => h.close());
+    // The third event's commit fails once (a sequence is not rolled back with the failed transaction).
+    await database.sql('CREATE SEQUENCE third_commits');
+    await database.sql(`CREATE FUNCTION fail_third_once() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.last_seq = 3 AND nextval('third_commits') = 1 THEN RAISE EXCEPTION 'simulated I/O error'; END IF; RETURN NEW; END $$`);
+    await database.sql('CREATE TRIGGER fail_third_once BEFORE UPDATE ON runs FOR EACH ROW EXECUTE FUNCTION fail_third_once()');
+
+    const { id } = await h.runtime.registry.start({ task: ENDPOINT_TASK });
+    const view = await h.runtime.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    const events = await h.runtime.store.events(id);
+    contiguous(events);
+    expect(events[2]).toMatchObject({ type: 'run_resumed', attempt: 2 });
+  });
+});
