@@ -116,6 +116,7 @@ export class RunQueue {
    * done; one whose `take` throws is tried again later, up to its max_attempts.
    */
   async work(routes: readonly RunRoute[], concurrency: number, take: (runId: string, attempt: number) => Promise<void>): Promise<QueueWork> {
+    if (routes.length === 0) return { stop: async () => {} };
     await this.ready();
     const taskList: TaskList = {};
     for (const route of routes) {
@@ -126,7 +127,6 @@ export class RunQueue {
         await take(runId, helpers.job.attempts);
       };
     }
-    if (routes.length === 0) return { stop: async () => {} };
     const runner: Runner = await run({
       // Its own pool: the runner holds a LISTEN connection and one per job being locked or completed, which must not starve the store's.
       connectionString: this.db.settings.url,
