@@ -47,13 +47,16 @@ export class RunQueue {
   }
 
   /**
-   * Queues the run for a worker of its route. Idempotent: a run that has a
-   * job (waiting, running or failed) keeps that one. `maxAttempts` bounds how
-   * often the job is taken (a worker that died with it counts as one).
+   * Queues the run for a worker of its route: one job per run (its key), a
+   * waiting one replaced. A job still locked by the worker that just parked
+   * the run (its decision came before that worker let the job go) keeps
+   * running to its end, keyless, and a new one is queued: the run is sent
+   * again only when no worker runs it (created, or decided on). `maxAttempts`
+   * bounds how often the job is taken (a worker that died with it counts as one).
    */
   async enqueue(runId: string, route: RunRoute, maxAttempts: number): Promise<void> {
     await this.ready();
-    await this.db.query(`SELECT 1 FROM graphile_worker.add_job($1, $2::json, max_attempts => $3, job_key => $4, job_key_mode => 'unsafe_dedupe')`, [
+    await this.db.query(`SELECT 1 FROM graphile_worker.add_job($1, $2::json, max_attempts => $3, job_key => $4, job_key_mode => 'replace')`, [
       taskName(route),
       JSON.stringify({ runId }),
       maxAttempts,
@@ -116,6 +119,7 @@ export class RunQueue {
    * done; one whose `take` throws is tried again later, up to its max_attempts.
    */
   async work(routes: readonly RunRoute[], concurrency: number, take: (runId: string, attempt: number) => Promise<void>): Promise<QueueWork> {
+    if (routes.length === 0) return { stop: async () => {} };
     await this.ready();
     const taskList: TaskList = {};
     for (const route of routes) {
@@ -126,7 +130,6 @@ export class RunQueue {
         await take(runId, helpers.job.attempts);
       };
     }
-    if (routes.length === 0) return { stop: async () => {} };
     const runner: Runner = await run({
       // Its own pool: the runner holds a LISTEN connection and one per job being locked or completed, which must not starve the store's.
       connectionString: this.db.settings.url,

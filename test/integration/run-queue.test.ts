@@ -48,7 +48,7 @@ describe('the run queue (graphile-worker on PostgreSQL)', () => {
     const database = await databaseForTest(cleanups);
     const queue = await openQueue(database);
     await queue.enqueue('run-1', QWEN, 3);
-    // Enqueueing again while the job waits keeps the one job.
+    // Enqueueing again while the job waits keeps one job.
     await queue.enqueue('run-1', QWEN, 3);
     expect(await queue.hasJob('run-1')).toBe(true);
     const { taken } = await startWork(queue, [QWEN]);
@@ -96,6 +96,26 @@ describe('the run queue (graphile-worker on PostgreSQL)', () => {
     await until('the job to be done', async () => !(await queue.hasJob('run-held')));
   });
 
+  it('a run queued again while its job is still held (parked, decided on) gets a job of its own, taken after', async () => {
+    const database = await databaseForTest(cleanups);
+    const queue = await openQueue(database);
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    const { taken } = await startWork(queue, [QWEN], (_runId, attempt) => (taken.length === 1 && attempt === 1 ? held : Promise.resolve()));
+    await queue.enqueue('run-parked', QWEN, 3);
+    await until('the job to be taken', () => taken.length === 1);
+    await queue.enqueue('run-parked', QWEN, 3);
+    letGo();
+    await until('the new job to be taken', () => taken.length === 2);
+    expect(taken).toEqual([
+      { runId: 'run-parked', attempt: 1 },
+      { runId: 'run-parked', attempt: 1 },
+    ]);
+    await until('both jobs to be done', async () => !(await queue.hasJob('run-parked')));
+  });
+
   it('a take that fails is tried again only up to the job\'s max attempts', async () => {
     const database = await databaseForTest(cleanups);
     const queue = await openQueue(database);
@@ -111,7 +131,7 @@ describe('the run queue (graphile-worker on PostgreSQL)', () => {
     await queue.enqueue('run-after', QWEN, 1);
     await until('a later job to be taken', () => taken.some((t) => t.runId === 'run-after'));
     expect(taken.filter((t) => t.runId === 'run-failing')).toHaveLength(1);
-    // Failed for good, the job stays (and a run's key stays taken: enqueueing it again adds nothing).
+    // Failed for good, the job stays.
     expect(await queue.hasJob('run-failing')).toBe(true);
   });
 
