@@ -271,7 +271,8 @@ export const RunEvent = z.discriminatedUnion('type', [
   event('run_resumed', { attempt: z.int().min(2), round: z.int().min(1).nullable(), restart: ResumeRestart, reason: z.string() }),
   /** The run cannot start yet, and why; cleared when it starts or ends. */
   event('run_waiting', { reason: WaitReason, message: z.string() }),
-  event('run_started', {}),
+  /** `host`: the Ollama host (masked) this process gave the run, where all its calls go; runs recorded before it, and the offline baseline's, have none. */
+  event('run_started', { host: z.string().optional() }),
   event('llm_call_started', {
     /** `planner#1`: the call's label and its number within the run, the name the call log and artifacts use. */
     call: z.string(),

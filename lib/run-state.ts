@@ -217,7 +217,7 @@ function reduce(s: RunState, e: RunEvent): RunState {
     case 'run_waiting':
       return { ...s, waiting: { reason: e.reason, message: e.message, since: s.waiting?.since ?? e.at } };
     case 'run_started':
-      return { ...s, status: 'running', waiting: null, startedAt: e.at };
+      return { ...s, status: 'running', waiting: null, startedAt: e.at, host: e.host ?? s.host };
     case 'llm_call_started':
       return {
         ...s,

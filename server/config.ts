@@ -22,6 +22,8 @@ const Think = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 const Env = z.object({
   OLLAMA_HOST: z.string().trim().min(1).default('http://127.0.0.1:11434'),
+  /** Several Ollama hosts behind this process, comma-separated, the first the default; unset: OLLAMA_HOST alone. */
+  PLANSCOPE_OLLAMA_HOSTS: z.string().trim().min(1).optional(),
   PLANSCOPE_MODEL: z.string().trim().min(1).default('qwen3:8b'),
   PLANSCOPE_WORKSPACE: z.string().trim().min(1).optional(),
   /** Directories a run's workspace must be (or lie inside), separated by `path.delimiter` as in PATH. */
@@ -117,7 +119,10 @@ const Env = z.object({
 
 export interface Config {
   appRoot: string;
+  /** The default Ollama host: the first of `ollamaHosts`. */
   ollamaHost: string;
+  /** Every Ollama host this process calls, normalized, in the order configured; a run takes the least busy that has its model. */
+  ollamaHosts: readonly string[];
   model: string;
   /** Ollama `keep_alive` for a run's calls: a duration string, or seconds. */
   keepAlive: string | number;
@@ -258,9 +263,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (error instanceof TelemetrySettingsError) throw new ConfigError(`Invalid configuration: ${error.message}`);
     throw error;
   }
+  const ollamaHosts = e.PLANSCOPE_OLLAMA_HOSTS === undefined ? [normalizeOllamaHost(e.OLLAMA_HOST)] : parseOllamaHosts(e.PLANSCOPE_OLLAMA_HOSTS);
   return {
     appRoot,
-    ollamaHost: normalizeOllamaHost(e.OLLAMA_HOST),
+    ollamaHost: ollamaHosts[0]!,
+    ollamaHosts,
     model: e.PLANSCOPE_MODEL,
     keepAlive: e.PLANSCOPE_KEEP_ALIVE,
     loadTimeoutMs: e.PLANSCOPE_LOAD_TIMEOUT_MS,
@@ -434,6 +441,29 @@ export function parseWorkspaceRoots(raw: string, appRoot: string): string[] {
     if (!roots.includes(real)) roots.push(real);
   }
   return roots;
+}
+
+/**
+ * `PLANSCOPE_OLLAMA_HOSTS`: Ollama base URLs separated by commas, each in
+ * any form OLLAMA_HOST takes; the same host written twice is kept once.
+ */
+export function parseOllamaHosts(raw: string): string[] {
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (entries.length === 0) throw new ConfigError('Invalid configuration: PLANSCOPE_OLLAMA_HOSTS: lists no host');
+  const hosts: string[] = [];
+  for (const entry of entries) {
+    let host: string;
+    try {
+      host = normalizeOllamaHost(entry);
+    } catch {
+      throw new ConfigError(`Invalid configuration: PLANSCOPE_OLLAMA_HOSTS: ${maskHost(entry)} is not an http or https URL (such as http://10.0.0.5:11434)`);
+    }
+    if (!hosts.includes(host)) hosts.push(host);
+  }
+  return hosts;
 }
 
 /**

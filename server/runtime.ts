@@ -47,7 +47,7 @@ export interface Runtime {
   suites: SuiteStore;
   /** The processes that take runs (this one among them), and their heartbeats. */
   workers: WorkerStore;
-  /** Settles once this process is registered as a worker (its Ollama host's models read); null when that failed. */
+  /** Settles once this process is registered as a worker (each Ollama host's models read); null when that failed. */
   worker: Promise<ThisWorker | null>;
   /** The run queue in PostgreSQL; null with SQLite, where every process runs the runs it starts. */
   queue: RunQueue | null;
@@ -116,6 +116,8 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
       if (queue && !takesRuns) return null;
       try {
         const self = await startThisWorker({ config, store: stores.workers, runs: () => registry.liveRuns() });
+        // Runs go to the least busy of the hosts that listed their model.
+        registry.serveFrom(self.hosts);
         if (queue) {
           const models = [...servedModels(self), config.model].map(withTag);
           runWorker = await startRunWorker({ queue, registry, store, models, roots: self.roots, concurrency: config.workerConcurrency, maxAttempts: config.maxResumes + 1 });

@@ -24,7 +24,8 @@ const GATHER: Record<Strategy, (ctx: RunContext, files: WorkspaceFile[]) => Prom
  */
 export async function runAgent(ctx: RunContext): Promise<void> {
   // A run going on after a restart started long ago.
-  if (ctx.recorder.view.startedAt === null) ctx.recorder.emit({ type: 'run_started' });
+  // The host it starts on may not be the one `run_created` named: the least busy one is chosen as it starts.
+  if (ctx.recorder.view.startedAt === null) ctx.recorder.emit({ type: 'run_started', ...(ctx.model.host !== null && { host: ctx.model.host }) });
   try {
     if (ctx.start?.stage !== 'answer') await gather(ctx);
     stopIfAborted(ctx);

@@ -75,6 +75,12 @@ export class HostSlots {
     });
   }
 
+  /** Calls at `host` now: in flight and waiting for a slot. */
+  load(host: string): number {
+    const queue = this.hosts.get(host);
+    return queue ? queue.holders.length + queue.waiters.length : 0;
+  }
+
   /** Calls waiting for a slot at `host` now. */
   queued(host: string): number {
     return this.hosts.get(host)?.waiters.length ?? 0;

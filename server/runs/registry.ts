@@ -20,6 +20,9 @@ import { toolBudget } from '../engine/tool-budget';
 import type { ExternalTools } from '../engine/tools';
 import { readyModel } from '../llm/readiness';
 import { resolveModel } from '../llm/resolve';
+import { HostKeepers, hostModelsOf, hostsServing, leastBusy } from '../llm/host-choice';
+import { processHostSlots } from '../llm/host-slots';
+import type { WorkerHost } from '../../lib/worker';
 import { workspaceChange } from '../mcp/workspace-identity';
 import { inRunTrace, newRunTraceparent } from '../telemetry/trace-context';
 import { heldHere, holdHere, ownerAlive, releaseHere, thisProcess, type Owner } from '../store/owner';
@@ -78,6 +81,10 @@ export class RunRegistry {
   /** The approval timeouts of runs waiting with no process of their own, found at recovery: this process ends them. */
   private readonly waitingElsewhere = new Map<string, NodeJS.Timeout>();
   private running = 0;
+  /** This process's Ollama hosts with the models each listed when it registered as a worker; null until then. */
+  private registeredHosts: readonly WorkerHost[] | null = null;
+  /** How many of the runs executing here keep each host. */
+  private readonly hostKeepers = new HostKeepers();
 
   constructor(
     private readonly config: Config,
@@ -89,6 +96,26 @@ export class RunRegistry {
     /** The run queue (PostgreSQL): runs started here are sent to it, and run by whichever worker serves them. Null: run here. */
     private readonly queued: QueuedRuns | null = null,
   ) {}
+
+  /** The models each Ollama host listed, in the order configured (this process's worker registration): what host choice goes by. */
+  serveFrom(hosts: readonly WorkerHost[]): void {
+    this.registeredHosts = hosts;
+  }
+
+  /**
+   * The model of a run that starts executing here, at the least busy host
+   * that has it (calls in flight and waiting there, and runs keeping it),
+   * kept by the run until `release`: all its calls go there. `ready` is the
+   * model as the run's readiness check found it; its facts hold for the
+   * same model on any host.
+   */
+  private modelOnHost(name: string, ready: Model | null): { model: Model; release: () => void } {
+    const hosts = hostsServing(name, hostModelsOf(this.config.ollamaHosts, this.registeredHosts), this.config.model);
+    const host = leastBusy(hosts, (h) => this.hostKeepers.count(h) + processHostSlots.load(h)) ?? this.config.ollamaHost;
+    const model = resolveModel(name, this.config, host);
+    const chosen = ready && ready.contextLength !== undefined ? { ...model, contextLength: ready.contextLength } : model;
+    return { model: chosen, release: model.baseline ? () => {} : this.hostKeepers.keep(host) };
+  }
 
   /** Whether runs started here go to the run queue, for workers anywhere. */
   get queues(): boolean {
@@ -239,14 +266,18 @@ export class RunRegistry {
           return { id };
         }
       }
-      const model = ready ?? resolveModel(view.model, this.config);
       const limits = view.limits ?? created.limits;
       // Every call the run makes (to Ollama, to MCP servers) carries its trace from here on.
-      this.enqueue(id, recorder, controller, (live) =>
-        inRunTrace(created.traceparent, () =>
-          this.execute(id, live, recorder, model, pinned, limits, view.strategy, view.profile, begin, view.approval !== null),
-        ),
-      );
+      this.enqueue(id, recorder, controller, async (live) => {
+        const { model, release } = this.modelOnHost(view.model, ready);
+        try {
+          await inRunTrace(created.traceparent, () =>
+            this.execute(id, live, recorder, model, pinned, limits, view.strategy, view.profile, begin, view.approval !== null),
+          );
+        } finally {
+          release();
+        }
+      });
       // A store that failed to commit has stopped the run already; its first events were stored when it was created.
       await recorder.flushed().catch(() => undefined);
       return { id };
@@ -590,10 +621,14 @@ export class RunRegistry {
     const pinned = created.workspaceIdentity
       ? { path: created.workspace, identity: created.workspaceIdentity }
       : resolveWorkspace(created.workspace, { roots: this.config.workspaceRoots, defaultWorkspace: this.config.workspace });
-    const model = resolveModel(view.model, this.config);
-    this.enqueue(id, recorder, controller, (live) =>
-      inRunTrace(created.traceparent, () => this.execute(id, live, recorder, model, pinned, view.limits!, view.strategy, view.profile, begin, true)),
-    );
+    this.enqueue(id, recorder, controller, async (live) => {
+      const { model, release } = this.modelOnHost(view.model, null);
+      try {
+        await inRunTrace(created.traceparent, () => this.execute(id, live, recorder, model, pinned, view.limits!, view.strategy, view.profile, begin, true));
+      } finally {
+        release();
+      }
+    });
     await recorder.flushed();
     return decision;
   }

@@ -5,7 +5,7 @@ import { thisProcess } from '../store/owner';
 import type { WorkerStore } from '../store/worker-store';
 import { startHeartbeat } from './heartbeat';
 
-/** Longest this process waits for its Ollama host's model list at start; a host that does not answer by then serves nothing. */
+/** Longest this process waits for each Ollama host's model list at start; a host that does not answer by then serves nothing. */
 const TAGS_TIMEOUT_MS = 3000;
 
 /**
@@ -28,7 +28,7 @@ export interface ThisWorker {
 }
 
 export interface ThisWorkerDeps {
-  config: Pick<Config, 'ollamaHost' | 'workspaceRoots' | 'workspace' | 'workerConcurrency' | 'workers'>;
+  config: Pick<Config, 'ollamaHosts' | 'workspaceRoots' | 'workspace' | 'workerConcurrency' | 'workers'>;
   store: WorkerStore;
   /** The runs live in this process now. */
   runs: () => readonly string[];
@@ -36,9 +36,10 @@ export interface ThisWorkerDeps {
 }
 
 /**
- * Registers this process as a worker: its Ollama host with the models it
- * had installed at start (read once from `/api/tags`; none when it does not
- * answer, though the offline baseline is served all the same), the
+ * Registers this process as a worker: each of its Ollama hosts, in the order
+ * configured, with the models it had installed at start (read once from its
+ * `/api/tags`; none when it does not answer, though the offline baseline is
+ * served all the same), the
  * workspaces it reaches and its concurrency; then keeps it live with its
  * heartbeat. Its id is the start id its runs are recorded under, so the
  * runs it owns can be found from the worker.
@@ -47,8 +48,13 @@ export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker>
   const { config, store } = deps;
   const now = deps.now ?? Date.now;
   const self = thisProcess();
-  const ollama = await checkOllama(config.ollamaHost, TAGS_TIMEOUT_MS);
-  const host: WorkerHost = { host: ollama.host, models: ollama.models, reachable: ollama.reachable && ollama.error === null };
+  const hosts: WorkerHost[] = await Promise.all(
+    config.ollamaHosts.map(async (ollamaHost) => {
+      const ollama = await checkOllama(ollamaHost, TAGS_TIMEOUT_MS);
+      const reachable = ollama.reachable && ollama.error === null;
+      return { host: ollama.host, models: reachable ? ollama.models : [], reachable };
+    }),
+  );
   const startedAt = now();
   await store.register({
     id: self.start,
@@ -58,7 +64,7 @@ export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker>
     lastBeatAt: startedAt,
     stoppedAt: null,
     concurrency: config.workerConcurrency,
-    hosts: [host],
+    hosts,
     workspaceRoots: workerRoots(config),
     runs: [...deps.runs()],
   });
@@ -74,7 +80,7 @@ export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker>
   let stopped: Promise<void> | null = null;
   return {
     id: self.start,
-    hosts: [host],
+    hosts,
     roots: workerRoots(config),
     stop() {
       stopped ??= heartbeat.stop().then(() => store.stop(self.start, now()));
