@@ -29,6 +29,7 @@ const ON_POSTGRES = [
   'test/integration/approval.test.ts',
   'test/integration/workers.test.ts',
   'test/integration/host-concurrency.test.ts',
+  'test/integration/ollama-hosts.test.ts',
   'test/reliability/model-output.test.ts',
   'test/reliability/injection.test.ts',
   'test/reliability/secret-content.test.ts',
