@@ -9,17 +9,17 @@ import type { Model } from './types';
 const READINESS_TIMEOUT_MS = 3000;
 
 /**
- * Refuses a run, before it exists, on a server too old for what it needs or
+ * Refuses a run, before it exists, on a server (`host`, the default one unless given) too old for what it needs or
  * a model without a capability one of its roles needs; otherwise gives the
  * model with its context length, when the server said it. A server that
  * cannot be asked, or a model it does not have, is left to the run itself:
  * it fails with `model_unreachable` or `model_not_found`, visibly, as before.
  */
-export async function readyModel(config: Pick<Config, 'ollamaHost' | 'callOptions'>, model: Model): Promise<Model> {
+export async function readyModel(config: Pick<Config, 'ollamaHost' | 'callOptions'>, model: Model, host: string = config.ollamaHost): Promise<Model> {
   if (model.baseline) return model;
   let facts;
   try {
-    facts = await cachedOllamaFacts(config.ollamaHost, model.name, READINESS_TIMEOUT_MS);
+    facts = await cachedOllamaFacts(host, model.name, READINESS_TIMEOUT_MS);
   } catch {
     return model;
   }

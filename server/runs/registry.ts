@@ -110,11 +110,16 @@ export class RunRegistry {
    * same model on any host.
    */
   private modelOnHost(name: string, ready: Model | null): { model: Model; release: () => void } {
-    const hosts = hostsServing(name, hostModelsOf(this.config.ollamaHosts, this.registeredHosts), this.config.model);
-    const host = leastBusy(hosts, (h) => this.hostKeepers.count(h) + processHostSlots.load(h)) ?? this.config.ollamaHost;
+    const host = this.leastBusyHost(name);
     const model = resolveModel(name, this.config, host);
     const chosen = ready && ready.contextLength !== undefined ? { ...model, contextLength: ready.contextLength } : model;
     return { model: chosen, release: model.baseline ? () => {} : this.hostKeepers.keep(host) };
+  }
+
+  /** The least busy of this process's Ollama hosts that have model `name` now: calls in flight and waiting there, and runs keeping it. */
+  private leastBusyHost(name: string): string {
+    const hosts = hostsServing(name, hostModelsOf(this.config.ollamaHosts, this.registeredHosts), this.config.model);
+    return leastBusy(hosts, (h) => this.hostKeepers.count(h) + processHostSlots.load(h)) ?? this.config.ollamaHost;
   }
 
   /** Whether runs started here go to the run queue, for workers anywhere. */
@@ -160,7 +165,10 @@ export class RunRegistry {
     }
     // Nothing of a plan is read before a person approves it.
     const limits = approval ? { ...setup.limits, readAhead: false } : setup.limits;
-    const model = await readyModel(this.config, resolveModel(request.model ?? setup.model, this.config));
+    // Checked, and named in `run_created`, at a host that has the model; the host the run's calls go to is chosen as it starts.
+    const modelName = request.model ?? setup.model;
+    const host = this.leastBusyHost(modelName);
+    const model = await readyModel(this.config, resolveModel(modelName, this.config, host), host);
     const id = newRunId();
     const traceparent = this.config.telemetry.traces ? newRunTraceparent() : undefined;
     const owner = thisProcess();

@@ -83,6 +83,8 @@ describe('PLANSCOPE_OLLAMA_HOSTS', () => {
     const before = { first: chats(h.fake).length, second: chats(second).length };
     const only = await h.run(ENDPOINT_TASK, { model: 'mistral:7b' });
     expect(only.result.status).toBe('completed');
+    // Checked for readiness and named at creation on the host that has it, too.
+    expect(only.events[0]).toMatchObject({ type: 'run_created', host: secondUrl });
     expect(startedHost(only.events)).toBe(secondUrl);
     expect(only.view.host).toBe(secondUrl);
     expect(chats(h.fake)).toHaveLength(before.first);
