@@ -111,6 +111,10 @@ export type LlmCallView = Omit<EventOf<'llm_call_started'>, Envelope> &
 /** What `run_created` says of the run; empty until it is folded in. */
 type RunCreated = Pick<EventOf<'run_created'>, 'task' | 'model' | 'baseline' | 'host' | 'workspace' | 'strategy' | 'profile'>;
 
+/**
+ * `host`: the Ollama host the run was created for (`run_created`), then the
+ * one it was given as it started (`run_started`), then its latest call's.
+ */
 export interface RunState extends RunCreated {
   limits: RunLimits | null;
   /** Whether each accepted plan waits for a person's approval (`run_created`'s `approval`). */
@@ -223,6 +227,8 @@ function reduce(s: RunState, e: RunEvent): RunState {
         ...s,
         // A call under way: whatever the run waited for (a call slot at its host) is over.
         waiting: null,
+        // A run resumed in another process (or gone on there after a decision) may have been given another host.
+        host: e.host ?? s.host,
         llmCalls: [
           ...s.llmCalls,
           {

@@ -37,6 +37,21 @@ const RUN = stamp([
 ]);
 
 describe('the run reducer', () => {
+  it('follows the host a run was created for, then given as it started, then its latest call went to', () => {
+    const hosted = stamp([
+      { type: 'run_created', task: 't', model: 'm', baseline: false, host: 'http://gpu1:11434', workspace: '/w', strategy: 'plan-execute', profile: 'file', limits: LIMITS },
+      { type: 'run_started', host: 'http://gpu2:11434' },
+      { type: 'llm_call_started', call: 'planner#1', label: 'planner', round: 1, model: 'm', host: 'http://gpu2:11434', promptChars: 1, promptArtifact: 'p1' },
+      { type: 'run_resumed', attempt: 2, round: 1, restart: 'plan', reason: 'its worker died' },
+      { type: 'llm_call_started', call: 'planner#2', label: 'planner', round: 1, model: 'm', host: 'http://gpu3:11434', promptChars: 1, promptArtifact: 'p2' },
+    ]);
+    expect(foldRun(hosted.slice(0, 1)).host).toBe('http://gpu1:11434');
+    expect(foldRun(hosted.slice(0, 2)).host).toBe('http://gpu2:11434');
+    expect(foldRun(hosted).host).toBe('http://gpu3:11434');
+    // Runs recorded before `run_started` had a host keep the one they were created for.
+    expect(foldRun(RUN.slice(0, 2)).host).toBeNull();
+  });
+
   it('folds a two-round run into the Result of the contract', () => {
     const result = toResult('run-1', foldRun(RUN));
     expect(result).toMatchObject({
