@@ -183,10 +183,11 @@ describe('the run queue with worker processes', () => {
       },
       RUN_WAIT_MS,
     );
+    // The second worker is up before the first dies: its start-up recovery saw a live owner, so only the heartbeat can tell.
+    const second = await worker(setup);
     const before = await eventsOf(setup.starter, id);
     first.kill();
     await first.exited;
-    const second = await worker(setup);
 
     const view = await setup.starter.registry.waitFor(id);
     expect(view.status).toBe('completed');
