@@ -4,11 +4,9 @@ import { parseArgs } from 'node:util';
 import { ExitCode } from '../../lib/codes';
 import { formatEvalTable, summarize } from '../../lib/eval';
 import { Strategy } from '../../lib/events';
-import { appRootOf } from '../app-root';
-import { ConfigError, loadConfig } from '../config';
+import { commandConfig, commandRuntime } from './command-config';
 import { evalModels, runSuite, STORED_SUITE_PREFIX, SuiteError } from '../eval/run-suite';
 import { isRequestError } from '../http/request-error';
-import { openRuntime } from '../runtime';
 
 const USAGE =
   'usage: npm run eval -- --suite FILE|NAME [--model NAME] [--strategy plan-execute|react|both] [--repeat N] [--no-baseline] [--json]\n' +
@@ -50,22 +48,10 @@ async function main(): Promise<number> {
     args.strategy === 'both' ? [...Strategy.options] : Strategy.options.includes(args.strategy as Strategy) ? [args.strategy as Strategy] : fail(`unknown strategy "${args.strategy}"`);
   if (!/^[1-9]\d*$/.test(args.repeat)) fail('--repeat takes a whole number of at least 1');
 
-  let config;
-  try {
-    config = loadConfig(process.env, appRootOf(import.meta.url));
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
-    throw error;
-  }
+  const config = commandConfig(fail);
   const model = args.model ?? config.model;
   const models = evalModels(model, !args['no-baseline']);
-  let runtime;
-  try {
-    runtime = await openRuntime(config);
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
-    throw error;
-  }
+  const runtime = await commandRuntime(config, fail);
   try {
     const { id, items } = await runSuite(runtime, {
       suitePath: suitePathOf(args.suite),

@@ -6,12 +6,12 @@ import { ForkStage, PlanProfile, Strategy, type RunEvent } from '../../lib/event
 import { toResult } from '../../lib/result';
 import { RunRequest, type RunRequestField } from '../../lib/run-request';
 import { applyEvent, emptyRun } from '../../lib/run-state';
-import { appRootOf } from '../app-root';
-import { ConfigError, loadConfig } from '../config';
+import { ConfigError } from '../config';
+import { commandConfig, commandRuntime } from './command-config';
 import { RequestError } from '../http/request-error';
 import { describeAllowedWorkspaces } from '../runs/workspace';
 import { BundleFileError, bundleCommand } from './bundle-commands';
-import { openRuntime, type Runtime } from '../runtime';
+import type { Runtime } from '../runtime';
 import { doctorCommand } from './doctor';
 import { approveOnTerminal } from './approve';
 import { progressLine, summaryTable } from './progress';
@@ -144,13 +144,7 @@ async function main(): Promise<number> {
   if (values.approve && values.json) fail('--approve asks on the terminal; it cannot be combined with --json');
   const request = { ...commandRequest(positionals, values), ...(values.approve && { approval: 'plan' as const }) };
 
-  let runtime;
-  try {
-    runtime = await openRuntime(loadConfig(process.env, appRootOf(import.meta.url)));
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
-    throw error;
-  }
+  const runtime = await commandRuntime(commandConfig(fail), fail);
   try {
     let id: string;
     try {
@@ -188,7 +182,7 @@ async function bundleMain(command: 'export' | 'import', argument: string | undef
   if (!argument) fail(command === 'export' ? 'missing run id' : 'missing bundle file');
   if (extra.length > 0) fail(`unexpected argument "${extra[0]}"`);
   try {
-    return await bundleCommand(command, argument, loadConfig(process.env, appRootOf(import.meta.url)));
+    return await bundleCommand(command, argument, commandConfig(fail));
   } catch (error) {
     if (error instanceof ConfigError || error instanceof BundleFileError) fail(error.message);
     throw error;
@@ -223,13 +217,7 @@ async function doctor(extra: string[], values: Record<string, string | boolean |
   if (extra.length > 0) fail(`unexpected argument "${extra[0]}"`);
   const flag = FLAG_FIELDS.find((field) => values[flagOf(field)] !== undefined);
   if (flag) fail(`--${flagOf(flag)} is for run, not doctor`);
-  let config;
-  try {
-    config = loadConfig(process.env, appRootOf(import.meta.url));
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
-    throw error;
-  }
+  const config = commandConfig(fail);
   return doctorCommand(config, values.json === true);
 }
 

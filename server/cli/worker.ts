@@ -1,7 +1,5 @@
 import { ExitCode } from '../../lib/codes';
-import { appRootOf } from '../app-root';
-import { ConfigError, loadConfig } from '../config';
-import { openRuntime } from '../runtime';
+import { commandConfig, commandRuntime } from './command-config';
 
 /**
  * `npm run worker`: a process that takes queued runs from the run queue in
@@ -19,27 +17,14 @@ function fail(reason: string): never {
 }
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env, appRootOf(import.meta.url));
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
-    throw error;
-  }
+  const config = commandConfig(fail);
   if (!config.database) {
     fail(
       'a worker takes runs from the run queue in PostgreSQL: set PLANSCOPE_DATABASE_URL (postgres://user:password@host:5432/database) to the database the dashboards use. Without it, `npm start` runs everything in one process on SQLite.',
     );
   }
   if (config.worker === false) fail('PLANSCOPE_WORKER=off tells this process not to take runs; unset it (or set it to on) to start a worker.');
-  let runtime;
-  try {
-    runtime = await openRuntime(config, { worker: true });
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
-    throw error;
-  }
-  const started = runtime;
+  const runtime = await commandRuntime(config, fail, { worker: true });
   process.stderr.write(`planscope worker: taking runs from ${config.database.display} (up to ${config.workerConcurrency} at once); SIGINT or SIGTERM stops it\n`);
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -48,7 +33,7 @@ async function main(): Promise<void> {
       stopping = true;
       process.stderr.write(`planscope worker: ${signal}: cancelling the runs it holds and stopping\n`);
       setTimeout(() => process.exit(ExitCode.failed), STOP_DEADLINE_MS).unref();
-      void started.close().then(
+      void runtime.close().then(
         () => process.exit(ExitCode.completed),
         (error: unknown) => {
           process.stderr.write(`planscope worker: stopping failed: ${error instanceof Error ? error.message : String(error)}\n`);
