@@ -34,6 +34,7 @@ import { atMost, benchArgs, info, log, writeOutput, type Figure } from './lib/re
 import { planText, ROUND2, straightScript, TASK } from './lib/scenario';
 import { seedRuns } from './lib/seed-runs';
 import { round, roundSummary, summarize } from './lib/stats';
+import { timeRunsListPage } from './lib/runs-list-page';
 
 const args = benchArgs();
 const PICKUP_SAMPLES = args.quick ? 20 : 300;
@@ -324,13 +325,7 @@ async function measureStreaming(bench: Bench, dashboard: NextServer): Promise<vo
 async function measureList(bench: Bench, dashboard: NextServer): Promise<void> {
   const seedMs = await seedRuns(bench.database, STORED_RUNS);
   log(`seeded ${STORED_RUNS} runs in ${seedMs.toFixed(0)} ms`);
-  const timeOne = async () => {
-    const started = performance.now();
-    const res = await fetch(`${dashboard.url}/api/runs?limit=50`);
-    const body = (await res.json()) as { runs: unknown[] };
-    if (!res.ok || body.runs.length !== 50) throw new Error(`GET /api/runs?limit=50: ${res.status}`);
-    return performance.now() - started;
-  };
+  const timeOne = () => timeRunsListPage(dashboard.url);
   const first = await timeOne();
   const warm: number[] = [];
   for (let i = 0; i < LIST_REQUESTS; i++) warm.push(await timeOne());

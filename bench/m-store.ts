@@ -35,6 +35,7 @@ import { benchRuntime } from './lib/runtime';
 import { seedRuns } from './lib/seed-runs';
 import { straightScript, TASK } from './lib/scenario';
 import { round, roundSummary, summarize } from './lib/stats';
+import { timeRunsListPage } from './lib/runs-list-page';
 
 const args = benchArgs();
 const STORED_RUNS = args.quick ? 2000 : 100_000;
@@ -229,13 +230,7 @@ async function measureListOverHttp(database: TestDatabase): Promise<void> {
   const dataDir = tempDir('store-web');
   const server = await startNext({ PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_MODEL: 'offline', PLANSCOPE_DATA_DIR: dataDir }, snapshot.dir);
   try {
-    const timeOne = async () => {
-      const started = performance.now();
-      const res = await fetch(`${server.url}/api/runs?limit=50`);
-      const body = (await res.json()) as { runs: unknown[] };
-      if (!res.ok || body.runs.length !== 50) throw new Error(`GET /api/runs?limit=50: ${res.status}`);
-      return performance.now() - started;
-    };
+    const timeOne = () => timeRunsListPage(server.url);
     const first = await timeOne();
     const warm: number[] = [];
     for (let i = 0; i < LIST_REQUESTS; i++) warm.push(await timeOne());

@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { formatDuration, formatTimestamp, isoOf } from '../format';
+import { RefreshError } from '../ui/refresh-error';
 import { StatusBadge } from '../ui/status-badge';
 import { TableColumns, type Column } from '../ui/table-columns';
 import type { EvalList } from '@/lib/api';
@@ -40,11 +41,7 @@ export function EvalListTable({ initial }: { initial: EvalList }) {
           </table>
         </div>
       )}
-      {query.error && (
-        <p role="alert" className="border-t border-zinc-200 px-3 py-2 text-xs text-red-700 dark:border-zinc-800 dark:text-red-300">
-          Could not refresh: {query.error.message}
-        </p>
-      )}
+      <RefreshError error={query.error} />
     </section>
   );
 }

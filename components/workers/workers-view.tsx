@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { formatAgo, formatTimestamp, isoOf } from '../format';
+import { RefreshError } from '../ui/refresh-error';
 import { TableColumns, type Column } from '../ui/table-columns';
 import { useNow } from '../use-now';
 import { type QueueDepth, type WorkersResponse, type WorkerView } from '@/lib/worker';
@@ -47,11 +48,7 @@ export function WorkersView({ initial }: { initial: WorkersResponse }) {
             </table>
           </div>
         )}
-        {query.error && (
-          <p role="alert" className="border-t border-zinc-200 px-3 py-2 text-xs text-red-700 dark:border-zinc-800 dark:text-red-300">
-            Could not refresh: {query.error.message}
-          </p>
-        )}
+        <RefreshError error={query.error} />
       </section>
       <QueueTable queue={queue} />
     </>
