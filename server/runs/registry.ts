@@ -834,7 +834,9 @@ export class RunRegistry {
     }
     this.live.delete(id);
     releaseHere('run', id);
-    live.settle(live.recorder.committedView);
+    // A cancel that came while the run was parking for a decision (the run queue) found nothing left to stop: it ends now, as a waiting run.
+    const parkedCancelled = live.stopReason === 'cancelled' && live.recorder.committedView.status === 'awaiting_approval' && (await this.cancelWaiting(id));
+    live.settle(parkedCancelled ? foldRun(await this.store.events(id)) : live.recorder.committedView);
     this.giveUpSlot(live);
   }
 
