@@ -9,11 +9,17 @@
  *   npm run bench -- --quick          small iteration counts, no targets enforced (CI smoke test); bench/results/quick.json
  *   npm run bench -- --only engine,peer
  *   npm run bench -- --no-build       never build the dashboard (measure the build that is there, or skip)
- *   npm run bench -- --strict         exit 1 when a target is missed (default: only when a measurement crashed)
+ *   npm run bench -- --strict         exit 1 when a target is missed or a figure regressed (default: only when a measurement crashed)
  *   node bench/run.mjs --markdown bench/results/latest.json    the saved table as Markdown
+ *   node bench/run.mjs --write-docs   docs/performance.md's table made anew from bench/results/latest.json
  *
- * Exit code: 1 when a measurement crashed (or, with --strict, missed a
- * target), else 0.
+ * Every run that is not --quick is compared with the last full run saved on
+ * the same machine (bench/lib/compare.mjs): a figure more than 20 % worse,
+ * beyond its spread, is reported as a regression.
+ *
+ * Exit code: 1 when a measurement crashed, or a full run measured nothing in
+ * one of its measurements (or, with --strict, missed a target or regressed),
+ * else 0.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,6 +29,7 @@ import { parseArgs } from 'node:util';
 import { buildBridge } from '../scripts/build-bridge.mjs';
 import { dashboardBuildState } from '../scripts/ensure-build.mjs';
 import { BRIDGE_BUNDLE, buildState } from '../server/bundles.mjs';
+import { compareReports, describeComparison, measuredNothing, previousReport } from './lib/compare.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -32,27 +39,22 @@ const { values } = parseArgs({
     'no-build': { type: 'boolean', default: false },
     strict: { type: 'boolean', default: false },
     markdown: { type: 'string' },
+    'write-docs': { type: 'boolean', default: false },
   },
 });
 const quick = values.quick;
 
-// `node bench/run.mjs --markdown bench/results/latest.json`: the saved figures as a Markdown table (for docs/performance.md).
+const resultsDir = path.join(root, 'bench', 'results');
+const PERFORMANCE_DOC = path.join(root, 'docs', 'performance.md');
+
+// `node bench/run.mjs --markdown bench/results/latest.json`: the saved figures as a Markdown table.
 if (values.markdown) {
-  const saved = JSON.parse(fs.readFileSync(values.markdown, 'utf8'));
-  const lines = ['| measurement | figure | value | target | |', '|---|---|---|---|---|'];
-  for (const m of saved.measurements) {
-    if (m.error) lines.push(`| ${m.name} | crashed: ${m.error.split('\n')[0]} | | | |`);
-    for (const f of m.output?.figures ?? []) {
-      const value = f.value === null ? '–' : `${f.value}${f.unit === 'x' ? '×' : f.unit ? ` ${f.unit}` : ''}`;
-      lines.push(`| ${m.name} | ${f.label}${f.note ? ` (${f.note})` : ''} | ${value} | ${(f.target ?? '').replace('<=', '≤').replace('>=', '≥')} | ${f.pass === null ? '' : f.pass ? 'met' : '**missed**'} |`);
-    }
-    for (const skip of m.output?.skipped ?? []) lines.push(`| ${m.name} | skipped: ${skip} | | | |`);
-  }
-  const loads = saved.measurements.map((m) => `${m.name} ${m.loadAverage ? m.loadAverage.join('→') : '?'}`).join(', ');
-  process.stdout.write(
-    `${lines.join('\n')}\n\n${saved.durationS} s on ${saved.machine.cores} cores (${saved.machine.cpu}), node ${saved.machine.node}, ${saved.startedAt}; ` +
-      `1-minute load average before→after each measurement: ${loads}\n`,
-  );
+  process.stdout.write(markdownTable(JSON.parse(fs.readFileSync(values.markdown, 'utf8'))));
+  process.exit(0);
+}
+// `node bench/run.mjs --write-docs`: docs/performance.md's table is the latest full run, never kept by hand.
+if (values['write-docs']) {
+  writeDocsTable(JSON.parse(fs.readFileSync(path.join(resultsDir, 'latest.json'), 'utf8')));
   process.exit(0);
 }
 
@@ -104,24 +106,35 @@ const report = {
   machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? null, memoryMb: Math.round(os.totalmem() / 1048576), loadAverageAtStart: os.loadavg(), node: process.version, platform: `${process.platform} ${os.release()}` },
   measurements: results,
 };
-const dir = path.join(root, 'bench', 'results');
-fs.mkdirSync(dir, { recursive: true });
+fs.mkdirSync(resultsDir, { recursive: true });
+// Read before this run is saved: the last full run on this machine is what it is held against.
+const previous = quick ? null : previousReport(report, savedReports());
 const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
-const saved = quick ? path.join(dir, 'quick.json') : path.join(dir, `${stamp}.json`);
+const saved = quick ? path.join(resultsDir, 'quick.json') : path.join(resultsDir, `${stamp}.json`);
 fs.writeFileSync(saved, `${JSON.stringify(report, null, 2)}\n`);
-if (!quick && !only) fs.writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+if (!quick && !only) fs.writeFileSync(path.join(resultsDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
 
 process.stdout.write(`${table(results)}\n`);
 const figures = results.flatMap((r) => r.output?.figures ?? []);
 const targeted = figures.filter((f) => f.pass !== null);
 const missed = targeted.filter((f) => f.pass === false);
 const crashed = results.filter((r) => r.error);
+const skippedAll = quick ? [] : measuredNothing(report);
+const skips = results.flatMap((r) => (r.output?.skipped ?? []).map((s) => `${r.name}: ${s}`));
+if (skips.length) process.stdout.write(`\nSkipped${quick ? ' (quick mode may skip)' : ''}:\n${skips.map((s) => `  ${s}`).join('\n')}\n`);
+const comparison = previous ? compareReports(previous, report) : null;
+if (previous && comparison) process.stdout.write(`\n${describeComparison(comparison, `the full run of ${previous.startedAt}`)}\n`);
+else if (!quick) process.stdout.write('\nNo earlier full run on this machine to compare with.\n');
+const regressed = comparison?.regressions.length ?? 0;
 process.stdout.write(
   `\n${targeted.length - missed.length} of ${targeted.length} targets met${quick ? ' (quick mode: not enforced)' : ''}; ` +
     `${crashed.length ? `${crashed.length} measurement(s) crashed: ${crashed.map((r) => r.name).join(', ')}; ` : ''}` +
+    `${skippedAll.length ? `${skippedAll.length} measurement(s) measured nothing: ${skippedAll.join(', ')}; ` : ''}` +
+    `${regressed ? `${regressed} regression(s); ` : ''}` +
     `${totalS.toFixed(0)} s; saved ${path.relative(root, saved)}\n`,
 );
-process.exit(crashed.length > 0 || (values.strict && !quick && missed.length > 0) ? 1 : 0);
+const strictFailure = values.strict && !quick && (missed.length > 0 || regressed > 0);
+process.exit(crashed.length > 0 || skippedAll.length > 0 || strictFailure ? 1 : 0);
 
 // ---------------------------------------------------------------------------
 
@@ -193,6 +206,49 @@ function prepareDashboard() {
   const build = spawnSync('npm', ['run', 'build', '--loglevel=warn'], { cwd: root, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' }, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
   process.stderr.write(build.stdout ?? '');
   if (build.status !== 0) process.stderr.write('  the build failed; the dashboard measurements will say so\n');
+}
+
+/** Every full run saved here (latest.json among them), unreadable files left out. */
+function savedReports() {
+  const reports = [];
+  for (const file of fs.readdirSync(resultsDir)) {
+    if (!file.endsWith('.json') || file === 'quick.json') continue;
+    try {
+      reports.push(JSON.parse(fs.readFileSync(path.join(resultsDir, file), 'utf8')));
+    } catch {
+      // a run cut short while writing: nothing to compare with
+    }
+  }
+  return reports;
+}
+
+function markdownTable(saved) {
+  const lines = ['| measurement | figure | value | target | |', '|---|---|---|---|---|'];
+  for (const m of saved.measurements) {
+    if (m.error) lines.push(`| ${m.name} | crashed: ${m.error.split('\n')[0]} | | | |`);
+    for (const f of m.output?.figures ?? []) {
+      const value = f.value === null ? '–' : `${f.value}${f.unit === 'x' ? '×' : f.unit ? ` ${f.unit}` : ''}`;
+      lines.push(`| ${m.name} | ${f.label}${f.note ? ` (${f.note})` : ''} | ${value} | ${(f.target ?? '').replace('<=', '≤').replace('>=', '≥')} | ${f.pass === null ? '' : f.pass ? 'met' : '**missed**'} |`);
+    }
+    for (const skip of m.output?.skipped ?? []) lines.push(`| ${m.name} | skipped: ${skip} | | | |`);
+  }
+  const loads = saved.measurements.map((m) => `${m.name} ${m.loadAverage ? m.loadAverage.join('→') : '?'}`).join(', ');
+  return (
+    `${lines.join('\n')}\n\n${saved.durationS} s on ${saved.machine.cores} cores (${saved.machine.cpu}), node ${saved.machine.node}, ${saved.startedAt}; ` +
+    `1-minute load average before→after each measurement: ${loads}\n`
+  );
+}
+
+/** Replaces what stands between docs/performance.md's table markers. */
+function writeDocsTable(saved) {
+  const START = '<!-- bench:table:start -->';
+  const END = '<!-- bench:table:end -->';
+  const doc = fs.readFileSync(PERFORMANCE_DOC, 'utf8');
+  const from = doc.indexOf(START);
+  const to = doc.indexOf(END);
+  if (from < 0 || to < from) fail(`${path.relative(root, PERFORMANCE_DOC)} has no ${START} … ${END} markers`);
+  fs.writeFileSync(PERFORMANCE_DOC, `${doc.slice(0, from + START.length)}\n${markdownTable(saved)}${doc.slice(to)}`);
+  process.stdout.write(`wrote the table of the run of ${saved.startedAt} into ${path.relative(root, PERFORMANCE_DOC)}\n`);
 }
 
 function round2(x) {

@@ -17,6 +17,10 @@ export interface Figure {
   /** Whether the target was met; null when there is no target or no value. */
   pass: boolean | null;
   note?: string;
+  /** Which way is better, where neither the target nor the unit says (bench/lib/compare.mjs). */
+  better?: 'lower' | 'higher';
+  /** How far the figure wobbles between samples, in its unit: a change within the two runs' spreads is not a regression. */
+  spread?: number;
 }
 
 export interface MeasurementOutput {

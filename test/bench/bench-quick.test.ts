@@ -20,7 +20,9 @@ interface QuickReport {
  * its quick mode so that a change which breaks a measurement is caught:
  * `npm run bench -- --quick` must run every measurement to the end. Targets
  * are not checked here. The dashboard part needs a production build and
- * Chromium; without them it reports itself skipped, which is not a failure.
+ * Chromium; without them it reports itself skipped, which a quick run may
+ * do as long as it says so (a full run that measures nothing in a
+ * measurement fails: test/bench/compare.test.ts).
  */
 describe('npm run bench -- --quick', () => {
   it('runs every measurement without crashing', async () => {
@@ -42,6 +44,7 @@ describe('npm run bench -- --quick', () => {
       const skipped = m.output?.skipped ?? [];
       expect(figures.length + skipped.length, `${m.name} reported nothing`).toBeGreaterThan(0);
       for (const f of figures) expect(f.value === null || Number.isFinite(f.value), `${m.name}: ${f.key} = ${f.value}`).toBe(true);
+      for (const s of skipped) expect(output, `${m.name} skipped "${s}" without saying so`).toContain(`${m.name}: ${s}`);
     }
   }, 240_000);
 });
