@@ -22,6 +22,35 @@ export interface OllamaModelOptions {
 /** `/api/ps` is answered from memory: a server that takes longer is too busy to say. */
 const PS_TIMEOUT_MS = 2000;
 
+/**
+ * A model that just answered here is in memory: for this long after a call
+ * of it finished (or `/api/ps` listed it), the next call asks `/api/ps` no
+ * more. That request was a third of what a model call cost the engine
+ * (docs/performance.md, issue 28). Short, because another client of the same
+ * server may unload the model; the worst a stale answer does is give a call
+ * the ordinary timeout instead of the longer load timeout.
+ */
+const LOADED_MEMO_MS = 10_000;
+/** By host and model: until when the model is taken for loaded. */
+const loadedUntil = new Map<string, number>();
+
+function loadedKey(opts: OllamaModelOptions): string {
+  return `${opts.host}\u0000${withTag(opts.model)}`;
+}
+
+function withTag(name: string): string {
+  return name.includes(':') ? name : `${name}:latest`;
+}
+
+/** `keep_alive` 0 unloads the model as each call ends: nothing to remember. */
+function staysLoaded(opts: OllamaModelOptions): boolean {
+  return !(opts.keepAlive === 0 || (typeof opts.keepAlive === 'string' && /^0+(\.0+)?[a-zµ]*$/.test(opts.keepAlive)));
+}
+
+function rememberLoaded(opts: OllamaModelOptions): void {
+  if (staysLoaded(opts)) loadedUntil.set(loadedKey(opts), performance.now() + LOADED_MEMO_MS);
+}
+
 /** A Model backed by a live Ollama server, one streamed /api/chat per call. */
 export function createOllamaModel(opts: OllamaModelOptions): Model {
   return {
@@ -36,11 +65,15 @@ export function createOllamaModel(opts: OllamaModelOptions): Model {
 }
 
 async function isLoaded(opts: OllamaModelOptions): Promise<boolean | null> {
+  const key = loadedKey(opts);
+  if ((loadedUntil.get(key) ?? 0) > performance.now()) return true;
+  loadedUntil.delete(key);
   const scope = openCallScope(PS_TIMEOUT_MS);
   try {
     const running = await new Ollama({ host: opts.host, fetch: scope.fetch }).ps();
-    const name = (n: string) => (n.includes(':') ? n : `${n}:latest`);
-    return running.models.some((m) => name(m.name) === name(opts.model) || name(m.model) === name(opts.model));
+    const loaded = running.models.some((m) => withTag(m.name) === withTag(opts.model) || withTag(m.model) === withTag(opts.model));
+    if (loaded) rememberLoaded(opts);
+    return loaded;
   } catch {
     return null;
   } finally {
@@ -80,6 +113,7 @@ async function streamChat(opts: OllamaModelOptions, request: ModelRequest): Prom
       if (chunk.done) final = chunk;
     }
     if (!final) throw new Error(NO_DONE_MESSAGE);
+    rememberLoaded(opts);
     return toReply(request.options.think ? transcript : movedThinkBlock(transcript), final);
   } catch (err) {
     throw toModelCallError(err, {

@@ -147,6 +147,18 @@ describe('a model that is not loaded when a call starts (/api/ps)', () => {
     expect(rest.map((c) => c.modelLoading)).toEqual(rest.map(() => undefined));
   });
 
+  it('asks /api/ps only until a call of the model has finished: a model that just answered is in memory', async () => {
+    h = await startHarness({ loadMs: 200, planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] });
+    const { result } = await h.run(ENDPOINT_TASK);
+
+    expect(result.status).toBe('completed');
+    const asked = h.fake.requests.filter((r) => r.path === '/api/ps');
+    // The planner's call asks (the model is cold); the synthesizer's and the reviewer's follow a finished call.
+    expect(asked).toHaveLength(1);
+    expect(result.llmCalls.length).toBeGreaterThan(1);
+    expect(result.llmCalls.slice(1).map((c) => c.modelLoading)).toEqual(result.llmCalls.slice(1).map(() => undefined));
+  });
+
   it('times out on the load timeout when loading takes longer still', async () => {
     h = await startHarness({ loadMs: 5000 }, { PLANSCOPE_CALL_TIMEOUT_MS: '200', PLANSCOPE_LOAD_TIMEOUT_MS: '800' });
     const { result } = await h.run(ENDPOINT_TASK);
