@@ -26,7 +26,7 @@ import { SqliteRunStore } from '../server/store/sqlite/run-store';
 import { startExternalFake, type ExternalFake } from './lib/fake';
 import { routeJs } from './lib/js-size';
 import { snapshotBuild, startNext, type NextServer } from './lib/next-server';
-import { CHROMIUM, launchChromium, watchRunOnPage, type Browser } from './lib/page-stream';
+import { CHROMIUM, launchChromium, readStream, watchRunOnPage, type Browser } from './lib/page-stream';
 import { copyWorkspace, removeDir, tempDir } from './lib/paths';
 import { atMost, benchArgs, info, log, writeOutput, type Figure } from './lib/report';
 import { benchRuntime } from './lib/runtime';
@@ -81,6 +81,7 @@ try {
   );
   details.nextReadyMs = round(server.readyMs, 0);
   await measureList(server);
+  await measureOutside(fake, snapshot.dir);
   const browser = await launchChromium();
   if (!browser) {
     skipped.push(`run page and streaming: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set PLANSCOPE_CHROMIUM)`);
@@ -281,6 +282,47 @@ async function measureRunPage(browser: Browser, server: NextServer, runId: strin
   figures.push(info('web.scroll.p95', 'Viewer scroll: frame interval p95', round(frame.p95, 1), 'ms'));
   figures.push(info('web.js.observed', 'JavaScript the run page actually loaded, gzipped (browser)', round(scriptBytes / 1024, 1), 'KB'));
   details.runPage = { loadMs: roundSummary(load, 0), wholeFileMs: roundSummary(wholeLoad, 0), phases, viewerLines: lineCount, scrollFrames: roundSummary(frame, 1), longFrames: long, frames: frames.length };
+}
+
+/**
+ * A run as a client of the HTTP API sees it: POST /api/runs, then its event
+ * stream followed over SSE until it ends after run_finished, the planner and
+ * the synthesizer each answering in one burst after 200 ms (the Reviewer off,
+ * so two calls). Wall time minus the two calls' time is what the POST, the
+ * queue slot, the bridge lease, the events and the stream add. On a server of
+ * its own, so the other measurements keep their Reviewer.
+ */
+async function measureOutside(fake: ExternalFake, buildDir: string): Promise<void> {
+  const RUNS = args.quick ? 3 : 30;
+  const WARMUP = args.quick ? 1 : 5;
+  const outsideData = tempDir('web-outside');
+  const outside = await startNext(
+    { OLLAMA_HOST: fake.url, PLANSCOPE_MODEL: 'qwen3:8b', PLANSCOPE_DATA_DIR: outsideData, PLANSCOPE_WORKSPACE: workspace, PLANSCOPE_REVIEW: 'false' },
+    buildDir,
+  );
+  const overheads: number[] = [];
+  try {
+    for (let i = 0; i < WARMUP + RUNS; i++) {
+      await fake.setScript({ planner: [{ content: planText(['src/config.ts', 'src/llm.ts']), delayMs: 200 }], synthesizer: [{ content: ANSWER, delayMs: 200 }] });
+      const started = performance.now();
+      const created = await fetch(`${outside.url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: TASK }) });
+      const { id } = (await created.json()) as { id: string };
+      await readStream(`${outside.url}/api/runs/${encodeURIComponent(id)}/events?after=0`);
+      const wall = performance.now() - started;
+      const detail = (await (await fetch(`${outside.url}/api/runs/${encodeURIComponent(id)}`)).json()) as { events: RunEvent[] };
+      const calls = detail.events.filter((e): e is Extract<RunEvent, { type: 'llm_call_finished' }> => e.type === 'llm_call_finished');
+      if (calls.length !== 2 || !detail.events.some((e) => e.type === 'run_finished')) throw new Error(`outside run ${id}: ${calls.length} calls, finished: ${detail.events.some((e) => e.type === 'run_finished')}`);
+      if (i >= WARMUP) overheads.push(wall - calls.reduce((n, c) => n + c.durationMs, 0));
+    }
+  } finally {
+    await outside.stop();
+    removeDir(outsideData);
+  }
+  const s = summarize(overheads);
+  figures.push(atMost('web.outside', 'Two-call run through the HTTP API, POST to run_finished over SSE: wall minus model time (median)', round(s.median, 1), 20, 'ms'));
+  figures.push(info('web.outside.p95', 'Same, p95', round(s.p95, 1), 'ms'));
+  details.outside = { runs: RUNS, overheadMs: roundSummary(s, 1) };
+  log(`outside: wall minus model time median ${s.median.toFixed(1)} ms over ${RUNS} runs`);
 }
 
 async function measureStreaming(browser: Browser, server: NextServer, fake: ExternalFake): Promise<void> {

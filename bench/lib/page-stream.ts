@@ -102,7 +102,7 @@ export async function watchRunOnPage(browser: Browser, serverUrl: string, id: st
 }
 
 /** Reads an SSE stream to its end; returns when each event id arrived (wall clock, ms). */
-async function readStream(url: string): Promise<Map<number, number>> {
+export async function readStream(url: string): Promise<Map<number, number>> {
   const arrivals = new Map<number, number>();
   const res = await fetch(url);
   const reader = res.body!.getReader();
