@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findSecret, SECRET_RULES } from '../../lib/secret-scan';
 import { connectBridge, type McpWorkspaceBridge } from '../../server/mcp/bridge-client';
 import { bundleBridge } from '../support/bundle';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
 import { answer, APP_ROOT, everythingStored, plan, SAMPLE_WORKSPACE, startHarness, type Harness } from '../support/harness';
 
 /**
@@ -438,6 +439,76 @@ describe('the content check through the whole engine', () => {
     } finally {
       fs.rmSync(configDir, { recursive: true, force: true });
     }
+  });
+
+  describe('a third-party tool that leaks through any channel (a real stdio server)', () => {
+    const leak = `GITHUB_TOKEN=${githubToken}`;
+    const uriPassword = token(16);
+    const CHANNELS: [tool: string, what: 'error' | 'result', line: number, rule: string][] = [
+      ['error_result', 'error', 2, 'github-token'],
+      ['thrown', 'error', 2, 'github-token'],
+      ['embedded_resource', 'result', 1, 'github-token'],
+      ['structured', 'result', 1, 'github-token'],
+      ['error_structured', 'error', 1, 'github-token'],
+      ['resource_link', 'result', 1, 'credentials-in-url'],
+    ];
+    let configDir: string;
+    let logFile: string;
+    let receiver: OtlpReceiver;
+
+    const leakyHarness = async (env: Record<string, string> = {}) => {
+      const configFile = path.join(configDir, 'planscope.config.json');
+      const server = path.join(APP_ROOT, 'test/support/leaky-mcp-server.ts');
+      const leakEnv = { LEAK_TEXT: leak, LEAK_URI: `https://deploy:${uriPassword}@files.example.com/notes` };
+      fs.writeFileSync(configFile, JSON.stringify({ mcpServers: { leaky: { command: process.execPath, args: ['--import', 'tsx', server], cwd: APP_ROOT, env: leakEnv } } }));
+      return startHarness({}, { PLANSCOPE_CONFIG: configFile, PLANSCOPE_LOG_FILE: logFile, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', ...env });
+    };
+    const runTool = async (harness: Harness, tool: string) => {
+      const step = { id: 1, kind: 'tool', tool: `leaky.${tool}`, args: {}, purpose: 'Read the notes', dependsOn: [] };
+      harness.fake.setScript({ planner: [{ content: JSON.stringify({ goal: 'Read the notes', steps: [step] }) }] });
+      return harness.run('What do the notes say?', { profile: 'general', maxRounds: 1 });
+    };
+
+    beforeAll(async () => {
+      configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-leaky-'));
+      logFile = path.join(configDir, 'runs.log');
+      receiver = await startOtlpReceiver();
+    });
+    afterAll(async () => {
+      await receiver?.close();
+      if (configDir) fs.rmSync(configDir, { recursive: true, force: true });
+    });
+
+    it('withholds the text of every channel (secret_detected), and the secret is in no event, artifact, prompt, log, trace or status', async () => {
+      h = await leakyHarness();
+      const servers = await h.runtime.toolServers;
+      expect(servers.statuses()[0]).toMatchObject({ status: 'connected' });
+      const described = servers.tools().find((t) => t.name === 'described')!;
+      expect(described.description).toMatch(/^\[the description is withheld: line 2 holds what looks like a GitHub token/);
+      const stored: string[] = [JSON.stringify(servers.statuses()), JSON.stringify(servers.tools())];
+      for (const [tool, what, line, rule] of CHANNELS) {
+        const { id, view, result } = await runTool(h, tool);
+        expect(view.rounds[0]!.steps[0]!.error, tool).toEqual({
+          code: 'secret_detected',
+          message: expect.stringMatching(new RegExp(`^The ${what} of leaky\\.${tool} is withheld: line ${line} holds what looks like .+ \\(secret rule "${rule}"\\)$`)),
+        });
+        stored.push(await everythingStored(h, id), JSON.stringify(result));
+      }
+      await h.runtime.close();
+      stored.push(JSON.stringify(h.fake.requests), fs.readFileSync(logFile, 'utf8'), receiver.posts.map((p) => p.body.toString('utf8')).join('\n'));
+      const everything = stored.join('\n');
+      expect(everything).toContain('secret_detected');
+      expect(everything).not.toContain(githubToken);
+      expect(everything).not.toContain(uriPassword);
+    });
+
+    it('with the check configured off, the same error does reach the run (the channel is real)', async () => {
+      h = await leakyHarness({ PLANSCOPE_SECRET_SCAN: 'false' });
+      const { id, view } = await runTool(h, 'error_result');
+      expect(view.rounds[0]!.steps[0]!.error).toMatchObject({ code: 'tool_error' });
+      expect(await everythingStored(h, id)).toContain(githubToken);
+      expect((await h.runtime.toolServers).tools().find((t) => t.name === 'described')!.description).toContain(githubToken);
+    });
   });
 
   it('reads the file when the check is configured off (PLANSCOPE_SECRET_SCAN=false)', async () => {
