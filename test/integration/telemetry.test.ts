@@ -199,7 +199,7 @@ describe('runs as OpenTelemetry traces (OTLP/HTTP, GenAI semantic conventions)',
     const exported = receiver.posts.map((p) => p.body.toString('utf8')).join('\n');
     const read = one(spans, (s) => s.name === 'execute_tool read_file' && attributesOf(s)['planscope.step.path'] === 'src/mirror.ts');
     const toolResult = String(attributesOf(read)['gen_ai.tool.call.result']);
-    expect(toolResult).toContain('https://****:****word@ollama.example.com:11434');
+    expect(toolResult).toContain('https://****:****@ollama.example.com:11434');
     expect(JSON.parse(String(attributesOf(read)['gen_ai.tool.call.arguments']))).toEqual({ path: 'src/mirror.ts' });
 
     const synthesizer = one(spans, (s) => s.name === 'chat qwen3:8b' && attributesOf(s)['planscope.role'] === 'synthesizer');
