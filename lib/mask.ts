@@ -6,25 +6,24 @@
  */
 
 const MASK = '****';
-/** Below this length, revealing 4 characters would give away half the secret or more. */
-const MIN_LENGTH_TO_REVEAL = 8;
-const REVEALED_TAIL = 4;
 /** Query parameters that proxies commonly use to carry a credential. */
 const SECRET_PARAM = /token|key|secret|pass|auth|^sig(?:nature)?$/i;
 
-/** `s3cretpw` -> `****etpw`; short secrets are masked whole. */
+/**
+ * `s3cretpw` -> `****`, whatever its length: any characters kept (a tail
+ * of four, say) narrow a guess and match the secret against a leaked list,
+ * and the length would tell how long it is.
+ */
 export function maskSecret(secret: string): string {
-  if (secret === '') return '';
-  if (secret.length < MIN_LENGTH_TO_REVEAL) return MASK;
-  return MASK + secret.slice(-REVEALED_TAIL);
+  return secret === '' ? '' : MASK;
 }
 
 /**
  * Masks the credentials of a host URL: `http://bob:s3cretpw@host:11434`
- * -> `http://****:****etpw@host:11434`. Each credential (user, password,
- * or a lone token) keeps at most its last 4 characters. Query parameters
- * that look like credentials (`?token=`, `?api_key=`) are masked the same
- * way. A URL without credentials comes back unchanged.
+ * -> `http://****:****@host:11434`. Each credential (user, password, or a
+ * lone token) is masked whole. Query parameters that look like credentials
+ * (`?token=`, `?api_key=`) are masked the same way. A URL without
+ * credentials comes back unchanged.
  */
 export function maskHost(url: string): string {
   if (typeof url !== 'string') return '';

@@ -76,6 +76,33 @@ function captured(match: RegExpExecArray): string {
 }
 
 const literal = (match: RegExpExecArray) => isLiteralSecret(captured(match));
+/** The value group of a rule whose first group names the key. */
+const literalValue = (match: RegExpExecArray) => isLiteralSecret(match[2] ?? '');
+/** Letters and digits both, as every real token has (a random 32 characters nearly always do). */
+const mixed = (match: RegExpExecArray) => /[A-Za-z]/.test(match[0]) && /[0-9]/.test(match[0]);
+
+/** Base64 decoded, or null when the text is not base64 (`atob`: in browsers and Node alike). */
+function decodeBase64(text: string): string | null {
+  try {
+    return atob(text);
+  } catch {
+    return null;
+  }
+}
+
+/** A registry login as Docker and npm store it: base64 of `user:password`, neither empty. */
+function isEncodedLogin(value: string): boolean {
+  const decoded = decodeBase64(value);
+  if (decoded === null) return false;
+  const colon = decoded.indexOf(':');
+  return colon > 0 && colon < decoded.length - 1 && !PLACEHOLDER.test(decoded.slice(colon + 1));
+}
+
+/** An encoded password (npm's `_password`): base64 of printable text, not a stand-in. */
+function isEncodedSecret(value: string): boolean {
+  const decoded = decodeBase64(value);
+  return decoded !== null && decoded.length >= 6 && /^[\x20-\x7e]+$/.test(decoded) && !PLACEHOLDER.test(decoded);
+}
 /** AWS's documentation keys end in EXAMPLE (`AKIAIOSFODNN7EXAMPLE`); docs quoting them stay readable. */
 const notAwsExample = (match: RegExpExecArray) => !/EXAMPLE/i.test(match[0]);
 
@@ -114,6 +141,51 @@ export const SECRET_RULES: readonly SecretRule[] = [
   { id: 'huggingface-token', description: 'a Hugging Face token', pattern: /\bhf_[A-Za-z]{34}(?![A-Za-z])/g },
   { id: 'sendgrid-api-key', description: 'a SendGrid API key', pattern: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g },
   { id: 'azure-storage-key', description: 'an Azure storage account key', pattern: /AccountKey=[A-Za-z0-9+/]{86}==/g },
+  {
+    id: 'kubeconfig-credential',
+    description: 'a Kubernetes client key, certificate or token (kubeconfig)',
+    // The client's own key and certificate; `certificate-authority-data` is the cluster's public CA and passes.
+    pattern: /\bclient-(?:key|certificate)-data["']?[ \t]*:[ \t]*["']?[A-Za-z0-9+/]{40,}/g,
+  },
+  {
+    id: 'kubeconfig-token',
+    description: 'a Kubernetes user token (kubeconfig)',
+    // A `token:` under `users:` (a service account's or an OIDC provider's), however deep in the user's entry. The
+    // block is looked for behind the key, so the key's own line is reported and only a key costs the look back.
+    pattern:
+      /^[ \t-]+(?:token|id-token|refresh-token)(?<=^users:[ \t]*\r?\n(?:(?:[ \t-].*)?\r?\n){0,200}[ \t-]+(?:token|id-token|refresh-token))["']?[ \t]*:[ \t]*["']?([^\s"'#]{16,})/gm,
+    accept: literal,
+  },
+  {
+    id: 'registry-auth',
+    description: 'a container registry login (Docker or Podman auth file)',
+    // `{"auths": {"<registry>": {"auth": base64("user:password")}}}`, or an identity token in its place; `auths` is
+    // looked for behind the key, as for a kubeconfig token.
+    pattern: /"(auth|identitytoken|registrytoken)"(?<="auths"\s*:\s*\{[\s\S]{0,4000}"(?:auth|identitytoken|registrytoken)")\s*:\s*"([^"\s]{8,})"/g,
+    accept: (match) => (match[1] === 'auth' ? isEncodedLogin(match[2]!) : isLiteralSecret(match[2]!)),
+  },
+  {
+    id: 'npmrc-auth',
+    description: 'an npm registry login (.npmrc _auth or _password)',
+    pattern: /^[ \t]*(?:\/\/\S*?:)?_(auth|password)[ \t]*=[ \t]*["']?([A-Za-z0-9+/]{8,}={0,2})["']?[ \t]*$/gm,
+    accept: (match) => (match[1] === 'auth' ? isEncodedLogin(match[2]!) : isEncodedSecret(match[2]!)),
+  },
+  {
+    id: 'xml-password',
+    description: 'a password in XML (Maven settings.xml, NuGet and the like)',
+    pattern: /<(password|passphrase|secret|token|apiKey|api_key)>[ \t]*([^<\s]{1,200})[ \t]*<\/\1>/gi,
+    accept: literalValue,
+  },
+  { id: 'crates-io-token', description: 'a crates.io API token', pattern: /\bcio[A-Za-z0-9]{32}(?![A-Za-z0-9])/g, accept: mixed },
+  { id: 'rubygems-api-key', description: 'a RubyGems API key', pattern: /\brubygems_[a-f0-9]{48}(?![a-f0-9])/g },
+  { id: 'terraform-token', description: 'a Terraform Cloud or Enterprise API token', pattern: /\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}/g },
+  {
+    id: 'vault-token',
+    description: 'a HashiCorp Vault token',
+    // Current tokens (`hvs.`, `hvb.`, `hvr.`) and the older service token, `s.` and 24 characters of both cases and digits.
+    pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{24,}|(?<![\w.])s\.[A-Za-z0-9]{24}(?![\w.])/g,
+    accept: (match) => match[0].startsWith('hv') || (/[a-z]/.test(match[0].slice(2)) && /[A-Z]/.test(match[0]) && /[0-9]/.test(match[0])),
+  },
   {
     id: 'credentials-in-url',
     description: 'a password in a URL',

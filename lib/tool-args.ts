@@ -31,6 +31,14 @@ import { checkPlanPath, DEFAULT_PATH_POLICY, isDeniedPath, type PathPolicy, type
  *   words shaped like a path must pass, and, whatever its shape, no string
  *   may name a denied file (`id_rsa`, `keys/my cert.pem`).
  *
+ * Whatever the role, every piece of a string is judged too, not only the
+ * whole: the shapes real tools take put a file behind a prefix (a git
+ * revision `HEAD:kubeconfig`, curl's `@.docker/config.json`, `--config=…`,
+ * `key=…`, comma or colon lists, a URL's query). No piece may name a denied
+ * file, and a piece shaped like a path may not leave the workspace. Only
+ * `scheme://` (and `mailto:`, `tel:`, `urn:`, `data:`) counts as a URL of
+ * another scheme; `HEAD:` is a prefix.
+ *
  * A refusal carries the policy's code and names the argument
  * (`args.files[1].path`). An accepted path or glob is replaced by the form
  * that was checked (NFKC, `./` and `..` resolved), so what is sent is what
@@ -121,6 +129,13 @@ type StringVerdict = { ok: true; value: string } | Extract<PathVerdict, { ok: fa
 
 function judgeString(value: string, role: ArgRole, options: ToolArgsOptions): StringVerdict {
   const text = value.normalize('NFKC').trim();
+  const verdict = judgeWhole(value, text, role, options);
+  // As for one path, a place outside the workspace or a denied name outranks unsupported syntax (`{"path":".env"}`).
+  if (!verdict.ok && verdict.code !== 'unsupported_step') return verdict;
+  return judgePieces(text, options) ?? verdict;
+}
+
+function judgeWhole(value: string, text: string, role: ArgRole, options: ToolArgsOptions): StringVerdict {
   switch (role) {
     case 'path':
       return asValue(judgePath(text, options));
@@ -153,6 +168,60 @@ function judgeText(value: string, text: string, options: ToolArgsOptions): Strin
     }
   }
   return deniedText(value, text, options);
+}
+
+/**
+ * What joins the pieces of one argument in the shapes real tools take: a
+ * git revision's `rev:path`, curl's `@file`, `--flag=path`, `key=path`,
+ * `a,b` and `a:b` lists, `k=v&k2=v2`, a quoted or bracketed name.
+ */
+const PIECE_SEPARATORS = /[=,;:@|&!#"'`<>()[\]{}]+/;
+/** A URL inside one word (`--url=https://h/x`): judged as a URL, not split at its `:`. */
+const URL_IN_WORD = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'`<>,;|]*/g;
+
+/**
+ * Every piece of every word: a word made of several pieces (`HEAD:kubeconfig`,
+ * `@.docker/config.json`, `--config=/etc/x`) may not name a denied file nor,
+ * where a piece is shaped like a path, a place outside the workspace, in any
+ * of its pieces. A word with no separator was judged as a whole already; in
+ * prose its sentence punctuation is not a separator. Linear in the text.
+ */
+function judgePieces(text: string, options: ToolArgsOptions): Extract<PathVerdict, { ok: false }> | null {
+  const prose = /\s/.test(text);
+  for (const word of text.split(/\s+/)) {
+    const token = prose ? trimPunctuation(word) : word;
+    const urls = token.match(URL_IN_WORD) ?? [];
+    const rest = urls.length > 0 ? token.replace(URL_IN_WORD, ' ') : token;
+    if (urls.length === 0 && !PIECE_SEPARATORS.test(rest)) continue;
+    const fail = (piece: string, verdict: Extract<PathVerdict, { ok: false }>) => ({
+      ...verdict,
+      message: `the piece "${clip(piece)}" of "${clip(token)}": ${verdict.message}`,
+    });
+    for (const url of urls) {
+      const verdict = /^file:/i.test(url) ? asValue(judgePath(url, { ...options, directories: true })) : judgeUrl(url, url, options);
+      if (!verdict.ok) return fail(url, verdict);
+      // A URL's query and fragment may carry a name a server opens (`?path=kubeconfig`).
+      for (const piece of url.split(PIECE_SEPARATORS)) {
+        const denied = deniedPiece(piece, options);
+        if (denied) return fail(piece, denied);
+      }
+    }
+    for (const piece of rest.split(/\s+/).flatMap((part) => part.split(PIECE_SEPARATORS))) {
+      if (piece === '') continue;
+      if (isPathShaped(piece, { prose }) || /^\.{2,}$/.test(piece)) {
+        const verdict = hasGlobSyntax(piece) ? checkGlob(piece, policyOf(options)) : judgePath(piece, { ...options, directories: true });
+        if (!verdict.ok) return fail(piece, verdict);
+      }
+      const denied = deniedPiece(piece, options);
+      if (denied) return fail(piece, denied);
+    }
+  }
+  return null;
+}
+
+function deniedPiece(piece: string, options: ToolArgsOptions): Extract<PathVerdict, { ok: false }> | null {
+  const verdict = deniedText(piece, piece, options);
+  return verdict.ok ? null : verdict;
 }
 
 /**
@@ -210,11 +279,18 @@ export function isPathShaped(word: string, options: { prose?: boolean } = {}): b
   );
 }
 
-/** A URL of a scheme other than `file:` (`https://…`, `mailto:…`): it names no local file. A drive letter is not a scheme. */
+/**
+ * A URL of a scheme other than `file:` (`https://…`, `mailto:…`): it names
+ * no local file. Only `scheme://` and the schemes that never have a path
+ * count: `HEAD:secret.txt` or `evil:/etc/passwd` is a prefix and a path.
+ */
 function isOtherUrl(text: string): boolean {
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]+):/.exec(text);
-  return scheme !== null && scheme[1]!.toLowerCase() !== 'file';
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]+):(\/\/)?/.exec(text);
+  if (scheme === null) return false;
+  const name = scheme[1]!.toLowerCase();
+  return name !== 'file' && (scheme[2] !== undefined || OPAQUE_SCHEMES.has(name));
 }
+const OPAQUE_SCHEMES = new Set(['mailto', 'tel', 'urn', 'data']);
 
 /** A word of prose without the quotes, brackets and sentence punctuation around it. */
 function trimPunctuation(word: string): string {

@@ -5,7 +5,7 @@ import { isRequestError } from '../http/request-error';
 import { exportRun } from '../run-bundles/export';
 import { bundleTooLarge, importBundle } from '../run-bundles/import';
 import { openStores } from '../store/stores';
-import { printable } from './terminal-text';
+import { printable, printableJson } from './terminal-text';
 
 /**
  * `export <run>`: the run's bundle on stdout. `import <file>`: the bundle
@@ -17,14 +17,15 @@ export async function bundleCommand(command: 'export' | 'import', argument: stri
   try {
     await stores.ready;
     if (command === 'export') {
-      process.stdout.write(`${JSON.stringify(await exportRun(stores, config, argument))}\n`);
+      process.stdout.write(`${printableJson(await exportRun(stores, config, argument))}\n`);
       return ExitCode.completed;
     }
     const size = fileSize(argument);
     if (size > config.maxBundleBytes) throw bundleTooLarge(config.maxBundleBytes);
     const outcome = await importBundle(stores.runs, fs.readFileSync(argument, 'utf8'));
     process.stderr.write(`${printable(outcome.message)}\n`);
-    process.stdout.write(`${outcome.id}\n`);
+    // The id is the bundle's own, as its author wrote it.
+    process.stdout.write(`${printable(outcome.id)}\n`);
     return ExitCode.completed;
   } catch (error) {
     if (!isRequestError(error)) throw error;

@@ -2,14 +2,14 @@ import { ExitCode } from '../../lib/codes';
 import type { DoctorReport, DoctorVerdict } from '../../lib/doctor';
 import type { Config } from '../config';
 import { runDoctor } from '../doctor/checks';
-import { printable } from './terminal-text';
+import { printable, printableJson } from './terminal-text';
 
 const MARK: Record<DoctorVerdict, string> = { ok: '✓ ok', warn: '! warn', fail: '✗ FAIL', skipped: '- skip' };
 
 /** `planscope doctor [--json]`: exit 0 only when every check a run needs holds. */
 export async function doctorCommand(config: Config, json: boolean): Promise<number> {
   const report = await runDoctor(config);
-  process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : `${printable(doctorTable(report))}\n`);
+  process.stdout.write(json ? `${printableJson(report, 2)}\n` : `${printable(doctorTable(report))}\n`);
   return report.ok ? ExitCode.completed : ExitCode.failed;
 }
 

@@ -7,13 +7,14 @@ import { Strategy } from '../../lib/events';
 import { commandConfig, commandRuntime } from './command-config';
 import { evalModels, runSuite, STORED_SUITE_PREFIX, SuiteError } from '../eval/run-suite';
 import { isRequestError } from '../http/request-error';
+import { printable, printableJson } from './terminal-text';
 
 const USAGE =
   'usage: npm run eval -- --suite FILE|NAME [--model NAME] [--strategy plan-execute|react|both] [--repeat N] [--no-baseline] [--json]\n' +
   '  (NAME: a suite saved from the dashboard, when no file of that name exists)';
 
 function fail(reason: string): never {
-  process.stderr.write(`planscope eval: ${reason}\n${USAGE}\n`);
+  process.stderr.write(`planscope eval: ${printable(reason)}\n${USAGE}\n`);
   process.exit(ExitCode.usage);
 }
 
@@ -62,16 +63,19 @@ async function main(): Promise<number> {
         ? undefined
         : (item) =>
             process.stderr.write(
-              `${item.success ? '✓' : '✗'} ${item.model} ${item.strategy} ${item.taskId} (${item.status}${item.errorCode ? `: ${item.errorCode}` : ''})${
-                item.planAsFact ? ` · ${item.planAsFact} claim${item.planAsFact === 1 ? '' : 's'} plan_as_fact` : ''
-              }\n`,
+              `${printable(
+                `${item.success ? '✓' : '✗'} ${item.model} ${item.strategy} ${item.taskId} (${item.status}${item.errorCode ? `: ${item.errorCode}` : ''})${
+                  item.planAsFact ? ` · ${item.planAsFact} claim${item.planAsFact === 1 ? '' : 's'} plan_as_fact` : ''
+                }`,
+              )}\n`,
             ),
     });
     const rows = summarize(items);
     if (args.json) {
-      process.stdout.write(`${JSON.stringify({ id, rows, items }, null, 2)}\n`);
+      process.stdout.write(`${printableJson({ id, rows, items }, 2)}\n`);
     } else {
-      process.stdout.write(`\n${formatEvalTable(rows)}\n\nstored as evaluation ${id} (dashboard: /evals/${id})\n`);
+      // Task ids and categories are the suite's, which may be a stored one anybody could save.
+      process.stdout.write(`\n${printable(formatEvalTable(rows))}\n\nstored as evaluation ${id} (dashboard: /evals/${id})\n`);
     }
     return ExitCode.completed;
   } catch (error) {
@@ -86,7 +90,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`planscope eval: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.stderr.write(`planscope eval: ${printable(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
     process.exit(ExitCode.failed);
   },
 );

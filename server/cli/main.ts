@@ -15,7 +15,7 @@ import type { Runtime } from '../runtime';
 import { doctorCommand } from './doctor';
 import { approveOnTerminal } from './approve';
 import { progressLine, summaryTable } from './progress';
-import { printable } from './terminal-text';
+import { printable, printableJson } from './terminal-text';
 
 /**
  * Every field of the request but the task (the positional argument) and the
@@ -168,7 +168,7 @@ async function main(): Promise<number> {
     stopAsking();
     const result = toResult(id, view);
     if (values.json) {
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      process.stdout.write(`${printableJson(result, 2)}\n`);
     } else {
       process.stdout.write(`\n${printable(summaryTable(view))}\n`);
     }
@@ -224,7 +224,7 @@ async function doctor(extra: string[], values: Record<string, string | boolean |
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`planscope: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.stderr.write(`planscope: ${printable(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
     process.exit(ExitCode.failed);
   },
 );

@@ -16,6 +16,21 @@ export function printable(text: string): string {
   });
 }
 
+/**
+ * A value as JSON for a terminal: the same JSON value, with every character
+ * `printable` would make visible written as a `\u` escape (JSON.stringify
+ * leaves C1 controls and bidi overrides raw), so a bundle, a Result or a
+ * report printed with --json cannot drive the terminal either.
+ */
+export function printableJson(value: unknown, space?: number): string {
+  return (JSON.stringify(value, null, space) ?? 'null').replace(UNSAFE, (ch) =>
+    [...ch]
+      .flatMap((c) => (c.length === 2 ? [c.charCodeAt(0), c.charCodeAt(1)] : [c.charCodeAt(0)]))
+      .map((unit) => `\\u${unit.toString(16).padStart(4, '0')}`)
+      .join(''),
+  );
+}
+
 /** Controls other than \t and \n, DEL and C1, and format characters (Cf) such as U+202E. */
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
 /** U+2400 SYMBOL FOR NULL: the first of the C0 control pictures. */

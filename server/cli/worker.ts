@@ -1,5 +1,6 @@
 import { ExitCode } from '../../lib/codes';
 import { commandConfig, commandRuntime } from './command-config';
+import { printable } from './terminal-text';
 
 /**
  * `npm run worker`: a process that takes queued runs from the run queue in
@@ -12,7 +13,7 @@ import { commandConfig, commandRuntime } from './command-config';
 const STOP_DEADLINE_MS = 20_000;
 
 function fail(reason: string): never {
-  process.stderr.write(`planscope worker: ${reason}\n`);
+  process.stderr.write(`planscope worker: ${printable(reason)}\n`);
   process.exit(ExitCode.usage);
 }
 
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
       void runtime.close().then(
         () => process.exit(ExitCode.completed),
         (error: unknown) => {
-          process.stderr.write(`planscope worker: stopping failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          process.stderr.write(`planscope worker: stopping failed: ${printable(error instanceof Error ? error.message : String(error))}\n`);
           process.exit(ExitCode.failed);
         },
       );
@@ -45,6 +46,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`planscope worker: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.stderr.write(`planscope worker: ${printable(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
   process.exit(ExitCode.failed);
 });

@@ -250,7 +250,7 @@ async function checkDataStore(config: Config, add: Add): Promise<void> {
 async function checkToolServers(config: Config, add: Add): Promise<void> {
   const { servers, connectTimeoutMs, callTimeoutMs, maxResultChars, configFile } = config.toolServers;
   if (Object.keys(servers).length === 0) return add('mcp_servers', 'ok', `None configured (${configFile}).`);
-  const connected = await connectToolServers({ servers }, { connectTimeoutMs, callTimeoutMs, maxResultChars });
+  const connected = await connectToolServers({ servers }, { connectTimeoutMs, callTimeoutMs, maxResultChars, secretScan: config.secretScan });
   try {
     const statuses = connected.statuses();
     const failed = statuses.filter((s) => s.status === 'failed');

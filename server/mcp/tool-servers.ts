@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { validateToolName } from '@modelcontextprotocol/sdk/shared/toolNameValidation.js';
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerStatus, McpTool } from '../../lib/api';
+import { describeFinding, findSecret } from '../../lib/secret-scan';
 import { isHttpServer, type ServerConfig } from './servers-config';
 import { errorMessage, McpSession, type Deadline, type McpServerTarget, type StartFailure } from './session';
 import { traceMeta } from '../telemetry/trace-context';
@@ -45,6 +46,12 @@ export interface ToolServersOptions {
   maxResultChars: number;
   /** Aborting it gives up connections still being made (shutdown during start-up). */
   signal?: AbortSignal;
+  /**
+   * The content check on what a server says outside a call (descriptions,
+   * schemas, its stderr in a status), as a run applies it to results and
+   * errors; on unless configured off (PLANSCOPE_SECRET_SCAN=false).
+   */
+  secretScan?: boolean;
 }
 
 /** Tools kept per server; the rest are left out (and logged). */
@@ -262,11 +269,16 @@ class ServerConnection {
       return 'an input schema that is not JSON';
     }
     if (schema.length > MAX_INPUT_SCHEMA_CHARS) return `an input schema over ${MAX_INPUT_SCHEMA_CHARS} characters`;
+    // The schema is shown to the planner whole: a secret in it (a default, an example) would reach the model.
+    const finding = this.secretIn(schema);
+    if (finding) return `an input schema that is withheld: ${finding}`;
     return null;
   }
 
   private descriptor(tool: Tool): ToolDescriptor {
-    const description = tool.description ?? '';
+    const raw = tool.description ?? '';
+    const finding = this.secretIn(raw);
+    const description = finding ? `[the description is withheld: ${finding}]` : raw;
     const readOnly = tool.annotations?.readOnlyHint === true;
     const offered = readOnly || this.config.allowWrite === true;
     return {
@@ -290,7 +302,15 @@ class ServerConnection {
 
   private stderrLog(): string {
     const text = this.session.stderr().trim();
-    return text.length > STDERR_IN_ERROR_CHARS ? `…${text.slice(-STDERR_IN_ERROR_CHARS)}` : text;
+    const kept = text.length > STDERR_IN_ERROR_CHARS ? `…${text.slice(-STDERR_IN_ERROR_CHARS)}` : text;
+    const finding = this.secretIn(kept);
+    return finding ? `[stderr withheld: ${finding}]` : kept;
+  }
+
+  /** Why a text the server wrote is withheld (the rule and the line, never the secret), or null. */
+  private secretIn(text: string): string | null {
+    const finding = this.options.secretScan === false ? null : findSecret(text);
+    return finding ? describeFinding(finding) : null;
   }
 }
 

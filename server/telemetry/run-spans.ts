@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { IdGenerator } from '@opentelemetry/sdk-trace-node';
 import type { EventOf, ProposedStep, RunEvent } from '../../lib/events';
+import { READ_FILE_TOOL } from '../../lib/general-plan';
 import { maskUrlsInText } from '../../lib/mask';
 import { AGENT_NAME, GEN_AI_EVALUATION_EVENT, GenAi, GenAiOperation, General, Mcp, Planscope, providerName } from './conventions';
 import { guarded } from './guarded';
@@ -43,7 +44,12 @@ export class StagedIds implements IdGenerator {
 }
 
 export interface RunSpansOptions {
-  /** Prompts, replies, task, answer, tool arguments and results on spans. */
+  /**
+   * Prompts, replies, task, answer, tool arguments and results on spans,
+   * and the words of failures and rejections. Off, a span carries no text a
+   * model or a tool wrote (a failure's reason, a rejected path, a tool
+   * step's arguments): only codes, counts, names and accepted file paths.
+   */
   captureContent: boolean;
   /** A stored artifact's text (prompts, replies, observed files), for content capture. */
   artifact: (runId: string, name: string) => Promise<string | null>;
@@ -324,9 +330,12 @@ export class RunSpans {
         at: event.at,
         attributes: {
           [Planscope.rejectionCode]: r.code,
-          [Planscope.rejectionMessage]: r.message,
           ...(r.step !== null && { [Planscope.rejectionStep]: r.step }),
-          ...(r.step !== null && state.proposed?.[r.step] && { [Planscope.rejectionPath]: state.proposed[r.step]!.path }),
+          // The message quotes the plan, and a rejected path is whatever the model wrote.
+          ...(this.options.captureContent && { [Planscope.rejectionMessage]: maskUrlsInText(r.message) }),
+          ...(this.options.captureContent &&
+            r.step !== null &&
+            state.proposed?.[r.step] && { [Planscope.rejectionPath]: maskUrlsInText(state.proposed[r.step]!.path) }),
         },
       })),
     });
@@ -354,7 +363,8 @@ export class RunSpans {
       });
       return;
     }
-    common[Planscope.stepPath] = event.path;
+    // A read's path passed the path policy; another tool's step is named by its arguments, which the model wrote.
+    if (this.options.captureContent || isFileRead(run.created.profile, step)) common[Planscope.stepPath] = maskUrlsInText(event.path);
     if (event.readAhead) common[Planscope.readAhead] = true;
     if (event.type === 'step_cached') {
       this.emit(run, {
@@ -556,10 +566,17 @@ export class RunSpans {
     for (const e of spec.events ?? []) span.addEvent(e.name, e.attributes, e.at);
     if (spec.error) {
       span.setAttribute(General.errorType, spec.error.code);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: `${spec.error.code}: ${spec.error.message}` });
+      // A failure's words may be a model's (a reasoning step's reason) or a tool's (its error): content.
+      const message = this.options.captureContent ? `${spec.error.code}: ${maskUrlsInText(spec.error.message)}` : spec.error.code;
+      span.setStatus({ code: SpanStatusCode.ERROR, message });
     }
     span.end(Math.max(spec.end, spec.start));
   }
+}
+
+/** Whether a step reads one workspace file, so that its target is a path the policy accepted. */
+function isFileRead(profile: 'file' | 'general', step: ProposedStep | undefined): boolean {
+  return profile === 'file' || step?.tool === READ_FILE_TOOL;
 }
 
 /** What a step's tool is called, and whether it is the workspace bridge's (spoken to over stdio). */

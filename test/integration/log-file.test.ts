@@ -73,7 +73,7 @@ describe('PLANSCOPE_LOG_FILE', () => {
     expect(lines[finished + 1]).toMatchObject({ type: 'llm_call', call: 'planner#1', status: 'ok' });
     expect(lines.find((l) => l.type === 'step_failed')).toMatchObject({ code: 'denied_by_bridge', path: 'docs/system-passwd' });
 
-    expect(text).toContain('http://****cope:****cret@127.0.0.1');
+    expect(text).toContain('http://****:****@127.0.0.1');
     expect(text).not.toContain(PASSWORD);
     expect(h.runtime.logFile?.status()).toEqual({ path: file, ok: true, error: null, linesWritten: lines.length, linesDropped: 0 });
     expect(stderr).toEqual([]);

@@ -188,7 +188,7 @@ describe('createOllamaModel through the real ollama client', () => {
     const fake = await fakeOllama({});
     const model = modelAt(`http://bob:s3cretpw@127.0.0.1:${fake.port}`);
 
-    expect(model.host).toBe(`http://****:****etpw@127.0.0.1:${fake.port}`);
+    expect(model.host).toBe(`http://****:****@127.0.0.1:${fake.port}`);
     expect(model.baseline).toBe(false);
     expect(model.name).toBe('qwen3:8b');
     await model.complete(plannerRequest());
@@ -397,7 +397,7 @@ describe('checkOllama', () => {
     const health = await checkOllama(`http://bob:s3cretpw@127.0.0.1:${port}`, 2_000);
 
     expect(health.reachable).toBe(false);
-    expect(health.host).toBe(`http://****:****etpw@127.0.0.1:${port}`);
+    expect(health.host).toBe(`http://****:****@127.0.0.1:${port}`);
     expect(health.models).toEqual([]);
     expect(health.error?.code).toBe('model_unreachable');
     expect(health.error?.message).not.toContain('s3cretpw');

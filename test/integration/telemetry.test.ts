@@ -133,7 +133,7 @@ describe('runs as OpenTelemetry traces (OTLP/HTTP, GenAI semantic conventions)',
     expect(rejected.events.map((e) => [e.name, attributesOf(e)])).toEqual([
       [
         'planscope.rejection',
-        expect.objectContaining({ 'planscope.rejection.code': 'path_denied', 'planscope.rejection.step': 1, 'planscope.rejection.path': '.env.local' }),
+        expect.objectContaining({ 'planscope.rejection.code': 'path_denied', 'planscope.rejection.step': 1 }),
       ],
     ]);
 
@@ -155,7 +155,8 @@ describe('runs as OpenTelemetry traces (OTLP/HTTP, GenAI semantic conventions)',
     const missing = one(tools, (t) => attributesOf(t)['planscope.step.path'] === 'src/missing.ts');
     expect(missing.parentSpanId).toBe(roundSpan(2).spanId);
     expect(missing.status.code).toBe(2); // ERROR
-    expect(missing.status.message).toMatch(/^not_found: /);
+    // Only the code: the message is content (a tool's or a model's words).
+    expect(missing.status.message).toBe('not_found');
     expect(attributesOf(missing)['error.type']).toBe('not_found');
     const reused = one(spans, (s) => s.name === 'planscope.cache_reuse');
     expect(reused.parentSpanId).toBe(roundSpan(3).spanId);
@@ -199,7 +200,7 @@ describe('runs as OpenTelemetry traces (OTLP/HTTP, GenAI semantic conventions)',
     const exported = receiver.posts.map((p) => p.body.toString('utf8')).join('\n');
     const read = one(spans, (s) => s.name === 'execute_tool read_file' && attributesOf(s)['planscope.step.path'] === 'src/mirror.ts');
     const toolResult = String(attributesOf(read)['gen_ai.tool.call.result']);
-    expect(toolResult).toContain('https://****:****word@ollama.example.com:11434');
+    expect(toolResult).toContain('https://****:****@ollama.example.com:11434');
     expect(JSON.parse(String(attributesOf(read)['gen_ai.tool.call.arguments']))).toEqual({ path: 'src/mirror.ts' });
 
     const synthesizer = one(spans, (s) => s.name === 'chat qwen3:8b' && attributesOf(s)['planscope.role'] === 'synthesizer');
@@ -215,6 +216,63 @@ describe('runs as OpenTelemetry traces (OTLP/HTTP, GenAI semantic conventions)',
     // Masked wherever it appears, and the denied file's content never existed to export.
     expect(exported).not.toContain(MIRROR_SECRET);
     expect(exported).not.toContain(CANARY);
+  });
+
+  describe('model- and tool-written text on spans (a failure reason, a tool error, a rejected path, a tool step\'s arguments)', () => {
+    const MODEL_REASON = 'model-written-reason-5521';
+    const TOOL_ERROR = 'tool-written-error-5522';
+    const MODEL_PATH = 'model-written-path-5523';
+    const MODEL_ARG = 'model-written-arg-5524';
+
+    async function failingGeneralRun(env: Record<string, string>) {
+      const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-config-'));
+      const configFile = path.join(configDir, 'planscope.config.json');
+      const support = (name: string) => path.join(APP_ROOT, 'test/support', name);
+      fs.writeFileSync(
+        configFile,
+        JSON.stringify({
+          mcpServers: {
+            leaky: { command: process.execPath, args: ['--import', 'tsx', support('leaky-mcp-server.ts')], cwd: APP_ROOT, env: { LEAK_TEXT: TOOL_ERROR } },
+            glossary: { command: process.execPath, args: ['--import', 'tsx', support('glossary-mcp-server.ts')], cwd: APP_ROOT },
+          },
+        }),
+      );
+      try {
+        const { h, receiver } = await tracedHarness({ PLANSCOPE_CONFIG: configFile, ...env });
+        await h.runtime.toolServers;
+        const tool = (id: number, name: string, args: Record<string, unknown> = {}) => ({ id, kind: 'tool', tool: name, args, purpose: name, dependsOn: [] });
+        const reason = { id: 3, kind: 'reason', purpose: 'Decide', dependsOn: [] };
+        h.fake.setScript({
+          planner: [
+            { content: JSON.stringify({ goal: 'Look', steps: [tool(1, 'workspace.read_file', { path: `../${MODEL_PATH}` })] }) },
+            { content: JSON.stringify({ goal: 'Look', steps: [tool(1, 'leaky.error_result'), tool(2, 'glossary.define', { term: MODEL_ARG }), reason] }) },
+          ],
+          executor: [{ content: JSON.stringify({ status: 'failed', result: '', reason: `${MODEL_REASON}: the results say nothing` }) }],
+        });
+        const { result } = await h.run(TASK, { profile: 'general', maxRounds: 2 });
+        await h.runtime.close();
+        return { result, spans: receiver.spans(), exported: receiver.posts.map((p) => p.body.toString('utf8')).join('\n') };
+      } finally {
+        fs.rmSync(configDir, { recursive: true, force: true });
+      }
+    }
+
+    it('with content capture off, exports only codes: no such text in any attribute, event or status message', async () => {
+      const { result, spans, exported } = await failingGeneralRun({});
+      expect(result.status).toBe('failed');
+      const reasoning = one(spans, (s) => s.name === 'planscope.reason');
+      expect(reasoning.status).toMatchObject({ code: 2, message: 'reasoning_failed' });
+      const failedTool = one(spans, (s) => s.name === 'execute_tool leaky.error_result');
+      expect(failedTool.status).toMatchObject({ code: 2, message: 'tool_error' });
+      for (const span of spans) if (span.status.message) expect(span.status.message, span.name).toMatch(/^[a-z_]+$/);
+      for (const text of [MODEL_REASON, TOOL_ERROR, MODEL_PATH, MODEL_ARG]) expect(exported, text).not.toContain(text);
+    });
+
+    it('with content capture on, the same spans carry the words (masked), so the check above can fail', async () => {
+      const { exported, spans } = await failingGeneralRun({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
+      expect(one(spans, (s) => s.name === 'planscope.reason').status.message).toContain(MODEL_REASON);
+      for (const text of [MODEL_REASON, TOOL_ERROR, MODEL_PATH, MODEL_ARG]) expect(exported, text).toContain(text);
+    });
   });
 
   it('passes the trace to MCP servers in _meta: a general plan\'s tool call carries its execute_tool span', async () => {
@@ -266,7 +324,7 @@ describe('runs as OpenTelemetry traces (OTLP/HTTP, GenAI semantic conventions)',
     const spans = receiver.spans();
     const run = one(spans, (s) => s.name === 'invoke_agent planscope');
     expect(run.status.code).toBe(2);
-    expect(run.status.message).toMatch(/^cancelled: /);
+    expect(run.status.message).toBe('cancelled');
     expect(attributesOf(run)).toMatchObject({ 'error.type': 'cancelled', 'planscope.status': 'cancelled' });
     const call = one(spans, (s) => s.name === 'chat qwen3:8b');
     expect(call.status.code).toBe(2);

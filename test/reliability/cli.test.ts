@@ -109,6 +109,58 @@ describe('the CLI text mode prints control characters visibly', () => {
   });
 });
 
+describe('text from outside on the other commands: export, import and eval', () => {
+  const EVAL_ENTRY = ['--import', import.meta.resolve('tsx'), path.join(APP_ROOT, 'server', 'cli', 'eval.ts')];
+  const HOSTILE = 'x\u001b]0;pwned\u0007\u009b2J\u202e';
+  const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/;
+  const tempDir = (prefix: string) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  };
+
+  it("export prints a run's hostile task as escaped JSON, and import prints a bundle's hostile run id visibly", async () => {
+    const workspace = copyWorkspace();
+    cleanups.push(() => fs.rmSync(workspace, { recursive: true, force: true }));
+    const env = { PLANSCOPE_WORKSPACE: workspace, PLANSCOPE_DATA_DIR: tempDir('planscope-cli-export-') };
+    const run = await runCli(TSX_ENTRY, ['run', `${TASK} ${HOSTILE}`, '--model', 'offline', '--json'], { cwd: APP_ROOT, env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).not.toMatch(RAW);
+    const { id, task } = JSON.parse(run.stdout) as { id: string; task: string };
+    expect(task).toContain(HOSTILE);
+
+    const exported = await runCli(TSX_ENTRY, ['export', id], { cwd: APP_ROOT, env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).not.toMatch(RAW);
+    const bundle = JSON.parse(exported.stdout) as { result: { id: string; task: string } };
+    expect(bundle.result.task).toContain(HOSTILE);
+
+    bundle.result.id = `run-${HOSTILE}`;
+    const file = path.join(tempDir('planscope-cli-bundle-'), 'run.bundle.json');
+    fs.writeFileSync(file, JSON.stringify(bundle));
+    const imported = await runCli(TSX_ENTRY, ['import', file], { cwd: APP_ROOT, env: { ...env, PLANSCOPE_DATA_DIR: tempDir('planscope-cli-import-') } });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toBe('run-x␛]0;pwned␇\\u{9b}2J\\u{202e}\n');
+    expect(imported.stderr).not.toMatch(RAW);
+  });
+
+  it("eval prints a suite's hostile category and task id visibly, in its progress and its table", async () => {
+    const workspace = copyWorkspace();
+    cleanups.push(() => fs.rmSync(workspace, { recursive: true, force: true }));
+    const file = path.join(tempDir('planscope-cli-suite-'), 'hostile.suite.json');
+    const task = { id: 'endpoint', category: `lookup${HOSTILE}`, task: TASK, mustState: ['OLLAMA_HOST'] };
+    fs.writeFileSync(file, JSON.stringify({ name: 'hostile', description: 'A suite someone else wrote', workspace, tasks: [task] }));
+    const out = await runCli(EVAL_ENTRY, ['--suite', file, '--model', 'offline'], { cwd: APP_ROOT, env: {} });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toContain('lookupx␛]0;pwned␇\\u{9b}2J\\u{202e}');
+    expect(out.stdout).not.toMatch(RAW);
+    expect(out.stderr).not.toMatch(RAW);
+    const json = await runCli(EVAL_ENTRY, ['--suite', file, '--model', 'offline', '--json'], { cwd: APP_ROOT, env: {} });
+    expect(json.stdout).not.toMatch(RAW);
+    expect((JSON.parse(json.stdout) as { rows: { category: string }[] }).rows.map((r) => r.category)).toContain(task.category);
+  });
+});
+
 describe('the CLI checks its flags with the run request schema, before anything starts', () => {
   it.each([
     ['--strategy', ['--strategy', 'fastest']],

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findSecret, SECRET_RULES } from '../../lib/secret-scan';
 import { connectBridge, type McpWorkspaceBridge } from '../../server/mcp/bridge-client';
 import { bundleBridge } from '../support/bundle';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
 import { answer, APP_ROOT, everythingStored, plan, SAMPLE_WORKSPACE, startHarness, type Harness } from '../support/harness';
 
 /**
@@ -62,6 +63,37 @@ interface Leak {
   /** The line of `text` the finding is on (1 when absent). */
   line?: number;
 }
+
+const base64 = (text: string) => Buffer.from(text).toString('base64');
+const clientKey = base64(pemBlock('RSA', pick(BASE64, 600)));
+const clientCert = `client-certificate-data: ${base64(`-----BEGIN CERTIFICATE-----\n${wrap(pick(BASE64, 600), 64)}\n-----END CERTIFICATE-----\n`)}\n    client-key-data: ${clientKey}`;
+const rancherToken = `kubeconfig-user-${pick(LOWER + DIGITS, 5)}:${token(54)}`;
+const uuid = `${pick('0123456789abcdef', 8)}-${pick('0123456789abcdef', 4)}-4${pick('0123456789abcdef', 3)}-a${pick('0123456789abcdef', 3)}-${pick('0123456789abcdef', 12)}`;
+const hexToken = `9f${pick('0123456789abcdef', 38)}`;
+const terraformToken = `${token(14)}.atlasv1.${token(67, URLSAFE)}`;
+/** A kubeconfig as kubectl writes it: one cluster (with its public CA), one context, its user's entry from line 17. */
+function kubeconfig(user: string): string {
+  return [
+    'apiVersion: v1',
+    'clusters:',
+    '- cluster:',
+    `    certificate-authority-data: ${base64(`-----BEGIN CERTIFICATE-----\n${wrap(pick(BASE64, 600), 64)}\n-----END CERTIFICATE-----\n`)}`,
+    '    server: https://10.0.0.1:6443',
+    '  name: prod',
+    'contexts:',
+    '- context:',
+    '    cluster: prod',
+    '    user: ci',
+    '  name: prod',
+    'current-context: prod',
+    'kind: Config',
+    'users:',
+    '- name: ci',
+    `  user:\n    ${user}`,
+  ].join('\n');
+}
+/** A Docker config.json as `docker login` writes it (the key on line 4). */
+const dockerConfig = (key: string, value: string) => `{\n\t"auths": {\n\t\t"https://index.docker.io/v1/": {\n\t\t\t"${key}": "${value}"\n\t\t}\n\t}\n}`;
 
 const awsKeyId = `AKIA${pick(BASE32, 16)}`;
 const githubToken = `ghp_${token(36)}`;
@@ -124,6 +156,46 @@ const LEAKS: Leak[] = [
   { name: 'YAML password', rule: 'generic-secret', text: `database:\n  password: ${token(12)}`, line: 2 },
   { name: 'Django SECRET_KEY', rule: 'generic-secret', text: `SECRET_KEY = "${token(50, ALNUM + '!@#^&*')}"` },
   { name: 'the sample workspace canary line', rule: 'generic-secret', text: 'OLLAMA_API_KEY=sk-planscope-canary-0000' },
+  // The credential files of common tools, as the tools write them (issue 25).
+  { name: 'kubeconfig with a client key and certificate', rule: 'kubeconfig-credential', text: kubeconfig(clientCert), line: 17 },
+  { name: 'kubeconfig as JSON', rule: 'kubeconfig-credential', text: `{"users": [{"name": "ci", "user": {"client-key-data": "${clientKey}"}}]}`, secret: clientKey },
+  { name: 'kubeconfig with a user token', rule: 'kubeconfig-token', text: kubeconfig(`token: ${rancherToken}`), secret: rancherToken, line: 17 },
+  {
+    name: 'kubeconfig with an OIDC id-token',
+    rule: 'kubeconfig-token',
+    text: kubeconfig(`auth-provider:\n      config:\n        client-id: kubernetes\n        id-token: ${token(40, URLSAFE)}\n      name: oidc`),
+    line: 20,
+  },
+  { name: 'Docker config.json', rule: 'registry-auth', text: dockerConfig('auth', base64(`deploy:${token(20)}`)), line: 4 },
+  {
+    name: 'Podman containers/auth.json with two registries',
+    rule: 'registry-auth',
+    text: `{\n\t"auths": {\n\t\t"quay.io": {\n\t\t\t"auth": "${base64(`robot+ci:${token(32)}`)}"\n\t\t},\n\t\t"registry.example.com": {\n\t\t\t"auth": "${base64(`me:${token(12)}`)}"\n\t\t}\n\t}\n}`,
+    line: 4,
+  },
+  { name: 'Docker identity token', rule: 'registry-auth', text: dockerConfig('identitytoken', token(48, URLSAFE)), line: 4 },
+  { name: '.npmrc _auth', rule: 'npmrc-auth', text: `registry=https://npm.example.com/\n//npm.example.com/:_auth=${base64(`ci:${token(16)}`)}`, line: 2 },
+  { name: '.npmrc _password', rule: 'npmrc-auth', text: `//npm.example.com/:username=ci\n//npm.example.com/:_password=${base64(token(16))}`, line: 2 },
+  { name: '.npmrc _authToken (a UUID)', rule: 'generic-secret', text: `//npm.pkg.example.com/:_authToken=${uuid}`, secret: uuid },
+  {
+    name: 'Maven .m2/settings.xml',
+    rule: 'xml-password',
+    text: `<settings>\n  <servers>\n    <server>\n      <id>nexus</id>\n      <username>deploy</username>\n      <password>${token(18)}</password>\n    </server>\n  </servers>\n</settings>`,
+    line: 6,
+  },
+  { name: 'NuGet.Config API key', rule: 'xml-password', text: `<apikeys>\n  <apiKey>${token(46)}</apiKey>\n</apikeys>`, line: 2 },
+  { name: '.cargo/credentials.toml', rule: 'crates-io-token', text: `[registry]\ntoken = "cio${token(32)}"`, line: 2 },
+  { name: '.gem/credentials', rule: 'rubygems-api-key', text: `---\n:rubygems_api_key: rubygems_${pick('0123456789abcdef', 48)}`, line: 2 },
+  { name: '.config/gh/hosts.yml', rule: 'github-token', text: `github.com:\n    user: octocat\n    oauth_token: gho_${token(36)}\n    git_protocol: https`, line: 3 },
+  { name: 'gh hosts.yml with a hex token', rule: 'generic-secret', text: `github.example.com:\n    oauth_token: ${hexToken}\n    user: octocat`, line: 2 },
+  { name: '.terraformrc', rule: 'terraform-token', text: `credentials "app.terraform.io" {\n  token = "${terraformToken}"\n}`, line: 2 },
+  { name: 'credentials.tfrc.json', rule: 'terraform-token', text: JSON.stringify({ credentials: { 'app.terraform.io': { token: terraformToken } } }, null, 2), line: 4 },
+  { name: '.vault-token', rule: 'vault-token', text: `hvs.${token(90, URLSAFE)}` },
+  { name: 'a legacy Vault token', rule: 'vault-token', text: `VAULT_TOKEN s.${token(24)}` },
+  { name: '.pypirc with a password', rule: 'generic-secret', text: `[distutils]\nindex-servers = private\n\n[private]\nrepository = https://pypi.example.com/\nusername = ci\npassword = ${token(16)}`, line: 7 },
+  { name: '.pypirc with a token', rule: 'pypi-token', text: `[pypi]\nusername = __token__\npassword = pypi-AgEIcHlwaS5vcmc${token(60, URLSAFE)}`, line: 3 },
+  { name: '.netrc over several lines', rule: 'netrc-password', text: `machine api.example.com\n  login deploy\n  password ${token(20)}` },
+  { name: '.git-credentials', rule: 'credentials-in-url', text: `https://oauth2:${token(20)}@gitlab.example.com\nhttps://x:${token(24)}@git.example.com` },
 ];
 
 /** Ordinary code, config and prose: each line must pass, alone and all together. */
@@ -181,6 +253,32 @@ const ORDINARY: string[] = [
   `stripe: sk_${'test'}_${token(24)}`,
 ];
 
+/** The same credential files without a credential: each must pass whole. */
+const NEAR_MISSES: { name: string; text: string }[] = [
+  { name: 'kubeconfig with only the cluster CA and an exec plugin', text: kubeconfig('exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: aws\n      args: ["eks", "get-token", "--cluster-name", "prod"]') },
+  { name: 'kubeconfig whose token comes from a file', text: kubeconfig('tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token') },
+  { name: 'kubeconfig with a placeholder token', text: kubeconfig('token: <your-token-here>') },
+  { name: 'a Kubernetes Secret manifest referring to a key by name', text: 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: tls\ntype: kubernetes.io/tls\nstringData:\n  tls.key: ""\n' },
+  { name: 'a token: outside a users: block', text: 'jobs:\n  build:\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          token: ${{ secrets.GITHUB_TOKEN }}\n' },
+  { name: 'Docker config.json with a credential store', text: '{\n\t"auths": {\n\t\t"https://index.docker.io/v1/": {}\n\t},\n\t"credsStore": "desktop"\n}' },
+  { name: 'Docker config.json with credential helpers', text: '{\n\t"credHelpers": {\n\t\t"123456789012.dkr.ecr.eu-west-1.amazonaws.com": "ecr-login"\n\t}\n}' },
+  { name: 'an auth file whose auth is not a login', text: dockerConfig('auth', base64('just-a-name')) },
+  { name: 'an "auth" key outside auths', text: `{"auth": "${base64('a:b')}", "mode": "basic"}` },
+  { name: '.npmrc with its token from the environment', text: 'registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=${NPM_TOKEN}\nalways-auth=true\n' },
+  { name: 'Maven settings.xml with the password from the environment', text: '<server>\n  <id>nexus</id>\n  <username>${env.NEXUS_USER}</username>\n  <password>${env.NEXUS_PASSWORD}</password>\n</server>' },
+  { name: 'Maven settings.xml with an empty password', text: '<server>\n  <id>local</id>\n  <password></password>\n</server>' },
+  { name: 'an HTML password field', text: '<label>Password</label>\n<input type="password" name="password" autocomplete="current-password">' },
+  { name: '.cargo/config.toml', text: '[registries.my-registry]\nindex = "sparse+https://my-intranet:8080/index/"\ncredential-provider = "cargo:token"\n' },
+  { name: '.gem/credentials from the environment', text: '---\n:rubygems_api_key: <%= ENV["GEM_HOST_API_KEY"] %>\n' },
+  { name: 'gh hosts.yml after gh moved the token to the keyring', text: 'github.com:\n    users:\n        octocat:\n    git_protocol: https\n    user: octocat\n' },
+  { name: '.terraformrc without credentials', text: 'plugin_cache_dir = "$HOME/.terraform.d/plugin-cache"\ndisable_checkpoint = true\n' },
+  { name: 'Vault config naming its token helper', text: 'token_helper = "/usr/local/bin/vault-token-helper"\n' },
+  { name: 'a sentence about Vault token prefixes', text: 'Vault service tokens start with hvs. and batch tokens with hvb.' },
+  { name: '.pypirc with the password left to keyring', text: '[distutils]\nindex-servers = pypi\n\n[pypi]\nusername = __token__\n' },
+  { name: '.netrc pointing at a password manager', text: 'machine api.example.com\n  login deploy\n  password ${NETRC_PASSWORD}\n' },
+  { name: 'a git remote without credentials', text: '[remote "origin"]\n\turl = https://github.com/example/repo.git\n' },
+];
+
 const withLeadingLines = (text: string) => `# deploy notes\n\n${text}\n`;
 const secretOf = (leak: Leak) => leak.secret ?? leak.text.trim();
 
@@ -196,6 +294,19 @@ describe('the content check: one table of leaks and one of ordinary code', () =>
 
   it.each(ORDINARY.map((line) => [line]))('passes %s', (line) => {
     expect(findSecret(line)).toBeNull();
+  });
+
+  it.each(NEAR_MISSES.map((n) => [n.name, n.text] as const))('passes a credential file without a credential: %s', (_name, text) => {
+    expect(findSecret(text)).toBeNull();
+  });
+
+  it('stays linear on a long file that only looks like a kubeconfig or an auth file', () => {
+    const kube = `users:\n${'- name: x\n  user:\n    client-id: k\n'.repeat(20_000)}`;
+    const auth = `{"auths": {${'"r.example.com": {"email": "a@b.c"}, '.repeat(20_000)}}}`;
+    const started = performance.now();
+    expect(findSecret(kube)).toBeNull();
+    expect(findSecret(auth)).toBeNull();
+    expect(performance.now() - started).toBeLessThan(3000);
   });
 
   it('passes all the ordinary lines as one file, and every file of the sample workspace but .env.local', () => {
@@ -224,6 +335,8 @@ describe('the content check in the real bridge over stdio', () => {
     fs.mkdirSync(path.join(workspace, 'src'));
     LEAKS.forEach((leak, i) => fs.writeFileSync(path.join(workspace, fileOf(i)), withLeadingLines(leak.text)));
     fs.writeFileSync(path.join(workspace, 'src', 'ordinary.ts'), `${ORDINARY.join('\n')}\n`);
+    fs.mkdirSync(path.join(workspace, 'near'));
+    NEAR_MISSES.forEach((near, i) => fs.writeFileSync(path.join(workspace, 'near', `miss-${i}.txt`), near.text));
     appRoot = await bundleBridge(path.join(base, 'app'));
     bridge = await connectBridge({ workspace, maxFileBytes: 256 * 1024, maxListEntries: 500, appRoot });
   });
@@ -249,6 +362,12 @@ describe('the content check in the real bridge over stdio', () => {
     const everything = seen.join('\n') + bridge.serverLog();
     for (const leak of LEAKS) expect(everything, leak.name).not.toContain(secretOf(leak));
     expect(bridge.restartCount).toBe(0);
+  });
+
+  it('serves each credential file without a credential whole', async () => {
+    for (const [i, near] of NEAR_MISSES.entries()) {
+      expect(await bridge.readFile(`near/miss-${i}.txt`), near.name).toMatchObject({ ok: true, value: { text: near.text } });
+    }
   });
 
   it('serves the file when the check is configured off (PLANSCOPE_SECRET_SCAN=false reaches the child as a flag)', async () => {
@@ -320,6 +439,76 @@ describe('the content check through the whole engine', () => {
     } finally {
       fs.rmSync(configDir, { recursive: true, force: true });
     }
+  });
+
+  describe('a third-party tool that leaks through any channel (a real stdio server)', () => {
+    const leak = `GITHUB_TOKEN=${githubToken}`;
+    const uriPassword = token(16);
+    const CHANNELS: [tool: string, what: 'error' | 'result', line: number, rule: string][] = [
+      ['error_result', 'error', 2, 'github-token'],
+      ['thrown', 'error', 2, 'github-token'],
+      ['embedded_resource', 'result', 1, 'github-token'],
+      ['structured', 'result', 1, 'github-token'],
+      ['error_structured', 'error', 1, 'github-token'],
+      ['resource_link', 'result', 1, 'credentials-in-url'],
+    ];
+    let configDir: string;
+    let logFile: string;
+    let receiver: OtlpReceiver;
+
+    const leakyHarness = async (env: Record<string, string> = {}) => {
+      const configFile = path.join(configDir, 'planscope.config.json');
+      const server = path.join(APP_ROOT, 'test/support/leaky-mcp-server.ts');
+      const leakEnv = { LEAK_TEXT: leak, LEAK_URI: `https://deploy:${uriPassword}@files.example.com/notes` };
+      fs.writeFileSync(configFile, JSON.stringify({ mcpServers: { leaky: { command: process.execPath, args: ['--import', 'tsx', server], cwd: APP_ROOT, env: leakEnv } } }));
+      return startHarness({}, { PLANSCOPE_CONFIG: configFile, PLANSCOPE_LOG_FILE: logFile, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', ...env });
+    };
+    const runTool = async (harness: Harness, tool: string) => {
+      const step = { id: 1, kind: 'tool', tool: `leaky.${tool}`, args: {}, purpose: 'Read the notes', dependsOn: [] };
+      harness.fake.setScript({ planner: [{ content: JSON.stringify({ goal: 'Read the notes', steps: [step] }) }] });
+      return harness.run('What do the notes say?', { profile: 'general', maxRounds: 1 });
+    };
+
+    beforeAll(async () => {
+      configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-leaky-'));
+      logFile = path.join(configDir, 'runs.log');
+      receiver = await startOtlpReceiver();
+    });
+    afterAll(async () => {
+      await receiver?.close();
+      if (configDir) fs.rmSync(configDir, { recursive: true, force: true });
+    });
+
+    it('withholds the text of every channel (secret_detected), and the secret is in no event, artifact, prompt, log, trace or status', async () => {
+      h = await leakyHarness();
+      const servers = await h.runtime.toolServers;
+      expect(servers.statuses()[0]).toMatchObject({ status: 'connected' });
+      const described = servers.tools().find((t) => t.name === 'described')!;
+      expect(described.description).toMatch(/^\[the description is withheld: line 2 holds what looks like a GitHub token/);
+      const stored: string[] = [JSON.stringify(servers.statuses()), JSON.stringify(servers.tools())];
+      for (const [tool, what, line, rule] of CHANNELS) {
+        const { id, view, result } = await runTool(h, tool);
+        expect(view.rounds[0]!.steps[0]!.error, tool).toEqual({
+          code: 'secret_detected',
+          message: expect.stringMatching(new RegExp(`^The ${what} of leaky\\.${tool} is withheld: line ${line} holds what looks like .+ \\(secret rule "${rule}"\\)$`)),
+        });
+        stored.push(await everythingStored(h, id), JSON.stringify(result));
+      }
+      await h.runtime.close();
+      stored.push(JSON.stringify(h.fake.requests), fs.readFileSync(logFile, 'utf8'), receiver.posts.map((p) => p.body.toString('utf8')).join('\n'));
+      const everything = stored.join('\n');
+      expect(everything).toContain('secret_detected');
+      expect(everything).not.toContain(githubToken);
+      expect(everything).not.toContain(uriPassword);
+    });
+
+    it('with the check configured off, the same error does reach the run (the channel is real)', async () => {
+      h = await leakyHarness({ PLANSCOPE_SECRET_SCAN: 'false' });
+      const { id, view } = await runTool(h, 'error_result');
+      expect(view.rounds[0]!.steps[0]!.error).toMatchObject({ code: 'tool_error' });
+      expect(await everythingStored(h, id)).toContain(githubToken);
+      expect((await h.runtime.toolServers).tools().find((t) => t.name === 'described')!.description).toContain(githubToken);
+    });
   });
 
   it('reads the file when the check is configured off (PLANSCOPE_SECRET_SCAN=false)', async () => {

@@ -96,6 +96,30 @@ const SHAPES: Shape[] = [
   { name: 'bare {name}', tool: 'naive.lookup', args: (f) => ({ name: f }), at: 'args.name' },
 ];
 
+/** Files whose names the deny-list protects, reached behind a prefix. */
+const PREFIXED_SECRETS = ['kubeconfig', '.kube/config', '.docker/config.json', '.env'];
+
+/** The prefixes real tools take before a file: a git revision, curl's @file, a flag, a list. */
+const PREFIX_SHAPES: { name: string; tool: string; args: (file: string) => Record<string, unknown>; at: string }[] = [
+  { name: 'a git revision HEAD:<file>', tool: 'naive.show_revision', args: (f) => ({ revision: `HEAD:${f}` }), at: 'args.revision' },
+  { name: "curl's @<file>", tool: 'naive.post_data', args: (f) => ({ data: `@${f}` }), at: 'args.data' },
+  { name: 'a flag --config=<file>', tool: 'naive.run_with', args: (f) => ({ option: `--config=${f}` }), at: 'args.option' },
+  { name: 'a list README.md,<file>', tool: 'naive.read_list', args: (f) => ({ list: `README.md,${f}` }), at: 'args.list' },
+];
+
+function prefixedCases(): SmuggleCase[] {
+  return PREFIX_SHAPES.flatMap((shape) =>
+    PREFIXED_SECRETS.map((file) => ({
+      name: `${shape.name} × ${file}`,
+      tool: shape.tool,
+      args: shape.args(file),
+      // `HEAD:.kube/config` is shaped like a path with a colon in it: outside before any name is looked at.
+      code: shape.name.startsWith('a git') && file.includes('/') ? 'path_outside_workspace' : 'path_denied',
+      at: shape.at,
+    })),
+  );
+}
+
 interface SmuggleCase {
   name: string;
   tool: string;
@@ -191,6 +215,8 @@ function buildTrap(): Trap {
   fs.writeFileSync(path.join(workspace, 'docs', 'guide.md'), 'the guide\n');
   fs.writeFileSync(path.join(workspace, 'src', 'app.ts'), 'export const app = 1;\n');
   for (const secret of SECRETS) fs.writeFileSync(secret.absolute(trap), `SECRET=${CANARY}\n`);
+  for (const dir of ['.kube', '.docker']) fs.mkdirSync(path.join(workspace, dir), { recursive: true });
+  for (const file of PREFIXED_SECRETS) fs.writeFileSync(path.join(workspace, file), `SECRET=${CANARY}\n`);
   return trap;
 }
 
@@ -249,6 +275,8 @@ beforeAll(async () => {
         PLANSCOPE_WORKSPACE: trap.workspace,
         PLANSCOPE_DATA_DIR: path.join(trap.base, 'data'),
         PLANSCOPE_CONFIG: configFile,
+        // Twenty-odd tools with their schemas make a planner prompt over the default window.
+        PLANSCOPE_NUM_CTX: '16384',
       },
       APP_ROOT,
     ),
@@ -302,6 +330,57 @@ describe('smuggled path arguments: one table, naive server, Validator, engine', 
       expect(everything, c.name).not.toContain(CANARY);
     }
   }, 240_000);
+});
+
+describe('denied files behind a prefix: one table, naive server, Validator, engine, fork', () => {
+  it('each case reaches the secret when nothing checks it', async () => {
+    for (const c of prefixedCases()) {
+      const outcome = await servers.call(c.tool, c.args);
+      expect(outcome.ok && outcome.text, c.name).toContain(CANARY);
+    }
+  });
+
+  it('the Validator rejects each case, naming the argument', () => {
+    for (const c of prefixedCases()) {
+      const verdict = validate(c.tool, c.args);
+      expect(verdict.rejections.map((r) => r.code), c.name).toEqual([c.code]);
+      expect(verdict.rejections[0]!.message, c.name).toContain(`${c.tool} ${c.at}:`);
+    }
+  });
+
+  it('the engine never calls the tool; no run stores the canary', async () => {
+    for (const c of prefixedCases()) {
+      const { id, result, everything } = await runPlan(c.tool, c.args);
+      expect(result.plans[0]!.rejections.map((r) => r.code), c.name).toEqual([c.code]);
+      expect((await runtime.store.events(id)).some((e) => e.type === 'step_started'), c.name).toBe(false);
+      expect(everything, c.name).not.toContain(CANARY);
+    }
+  }, 120_000);
+
+  it('an edited fork plan is judged the same way: refused, nothing created, the tool never called', async () => {
+    const parent = await runPlan('naive.show_revision', { revision: 'HEAD:README.md' }, true);
+    expect(parent.view.rounds[0]!.steps[0]!.status).toBe('done');
+    const before = await runtime.store.listRuns({ limit: 100 });
+    for (const c of prefixedCases()) {
+      const error = await runtime.registry.start({ fork: { run: parent.id, round: 1, plan: generalPlan(c.tool, c.args) } }).then(
+        () => null,
+        (e: unknown) => e as { code?: string; rejections?: { code: string; message: string }[] },
+      );
+      expect(error?.code, c.name).toBe('plan_rejected');
+      expect(error?.rejections?.map((r) => r.code), c.name).toEqual([c.code]);
+      seen.push(JSON.stringify(error));
+    }
+    expect(await runtime.store.listRuns({ limit: 100 })).toEqual(before);
+  });
+
+  it('the same tools with ordinary files work', async () => {
+    for (const args of [{ revision: 'HEAD:README.md' }, { data: '@docs/guide.md' }, { option: '--config=src/app.ts' }, { list: 'README.md,docs/guide.md' }]) {
+      const tool = PREFIX_SHAPES.find((s) => Object.keys(s.args('x'))[0] === Object.keys(args)[0])!.tool;
+      expect(validate(tool, args).rejections, tool).toEqual([]);
+      const { view } = await runPlan(tool, args, true);
+      expect(view.rounds[0]!.steps[0]!.status, tool).toBe('done');
+    }
+  });
 });
 
 describe('tool arguments that must be accepted', () => {

@@ -10,7 +10,10 @@
  * the tool-argument policy must see: `filePath`, `pathname`, `uri`
  * (`file://…` or a path), `source`, a nested `{target: {path}}`, an array
  * of objects `{files: [{path}]}`, nested arrays `{batches: [[…]]}` and a
- * bare `name`. `echo {text}` returns its text. `write_note {path, text}`
+ * bare `name`; and behind the prefixes real tools take: a git revision
+ * `show_revision {revision: "HEAD:<path>"}`, curl's `post_data {data:
+ * "@<path>"}`, a flag `run_with {option: "--config=<path>"}` and a list
+ * `read_list {list: "a.md,<path>"}`. `echo {text}` returns its text. `write_note {path, text}`
  * writes a file and is NOT annotated read-only. Parameters carry no
  * descriptions, so only their names and values tell what they are.
  */
@@ -57,6 +60,16 @@ export function createNaiveFsServer(root: string): McpServer {
     async ({ batches }) => read(batches.flat()),
   );
   server.registerTool('lookup', { inputSchema: { name: z.string() }, annotations: READ_ONLY }, async ({ name }) => read([name]));
+  server.registerTool('show_revision', { inputSchema: { revision: z.string() }, annotations: READ_ONLY }, async ({ revision }) =>
+    read([revision.slice(revision.indexOf(':') + 1)]),
+  );
+  server.registerTool('post_data', { inputSchema: { data: z.string() }, annotations: READ_ONLY }, async ({ data }) =>
+    read([data.startsWith('@') ? data.slice(1) : data]),
+  );
+  server.registerTool('run_with', { inputSchema: { option: z.string() }, annotations: READ_ONLY }, async ({ option }) =>
+    read([option.slice(option.indexOf('=') + 1)]),
+  );
+  server.registerTool('read_list', { inputSchema: { list: z.string() }, annotations: READ_ONLY }, async ({ list }) => read(list.split(',')));
   server.registerTool('echo', { inputSchema: { text: z.string() }, annotations: READ_ONLY }, async ({ text }) => ({
     content: [{ type: 'text', text }],
   }));

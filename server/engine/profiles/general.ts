@@ -129,8 +129,10 @@ async function toolStep(ctx: RunContext, round: number, index: number, step: Pro
     ctx.recorder.emit({ type: 'step_failed', round, index, path: step.path, durationMs, code, message });
     return { failure: { step: index, path: step.path, code, message } };
   };
-  if (!outcome.ok) return failed(outcome);
-  const withheld = withheldIfSecret(ctx, step, outcome.text);
+  // A tool's error is its text as much as its result is (a server may quote the file it failed on): both are checked.
+  const tool = step.tool ?? step.path;
+  if (!outcome.ok) return failed(withheldIfSecret(ctx, `The error of ${tool}`, outcome.message) ?? outcome);
+  const withheld = withheldIfSecret(ctx, `The result of ${tool}`, outcome.text);
   if (withheld) return failed(withheld);
   // What another server returns is untrusted text: an observation like any file, never an instruction.
   const sha256 = createHash('sha256').update(outcome.text).digest('hex');
@@ -150,14 +152,15 @@ function isReadOnly(ctx: RunContext, tool: string | undefined): boolean {
 }
 
 /**
- * The content check on another server's result, as the bridge applies it
- * to files: a third-party tool cannot hand the model a secret either. The
- * text is dropped here, before it is hashed, stored or shown.
+ * The content check on what another server says, its result or its error,
+ * as the bridge applies it to files: a third-party tool cannot hand the
+ * model a secret either. The text is dropped here, before it is hashed,
+ * stored, logged, traced or shown.
  */
-function withheldIfSecret(ctx: RunContext, step: ProposedStep, text: string): { code: StepErrorCode; message: string } | null {
+function withheldIfSecret(ctx: RunContext, what: string, text: string): { code: StepErrorCode; message: string } | null {
   const finding = ctx.secretScan ? findSecret(text) : null;
   if (finding === null) return null;
-  return { code: 'secret_detected', message: `The result of ${step.tool ?? step.path} is withheld: ${describeFinding(finding)}` };
+  return { code: 'secret_detected', message: `${what} is withheld: ${describeFinding(finding)}` };
 }
 
 async function reasonStep(

@@ -150,6 +150,13 @@ const cases: Array<[raw: string, expected: Expected, why: string]> = [
   ['.terraform.d/credentials.tfrc.json', 'path_denied', 'Terraform CLI token'],
   ['.vault-token', 'path_denied', 'Vault'],
   ['.s3cfg', 'path_denied', 's3cmd'],
+  ['.config/containers/auth.json', 'path_denied', 'two segments: Podman registry logins'],
+  ['.m2/settings.xml', 'path_denied', 'two segments: Maven passwords'],
+  ['.m2/settings-security.xml', 'path_denied', "Maven's master password"],
+  ['.gradle/gradle.properties', 'path_denied', 'two segments: Gradle credentials'],
+  ['settings.xml', { path: 'settings.xml' }, 'a settings.xml outside .m2'],
+  ['gradle.properties', { path: 'gradle.properties' }, "a project's own gradle.properties"],
+  ['containers/registries.conf', { path: 'containers/registries.conf' }, 'only containers/auth.json is denied'],
 
   // ... and what they must not catch.
   ['.gitignore', { path: '.gitignore' }, '.gitignore is not .gitconfig'],
