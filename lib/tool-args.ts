@@ -48,6 +48,15 @@ export interface ToolArgsCheck {
   /** The arguments with every accepted path replaced by its normalised form. */
   args: Record<string, unknown>;
   rejections: ArgRejection[];
+  /** Each accepted value that names one path (not a glob, not a word of prose), normalised, and where it is: what a server rooted in the workspace would open. */
+  paths: ArgPath[];
+}
+
+export interface ArgPath {
+  /** Names the argument, e.g. `args.paths[1]`. */
+  at: string;
+  /** As checked and sent: relative to the workspace, `.` for the workspace itself. */
+  path: string;
 }
 
 export interface ToolArgsOptions {
@@ -68,6 +77,7 @@ const MAX_REPORTED = 5;
 
 export function checkToolArgs(args: Record<string, unknown>, inputSchema: unknown, options: ToolArgsOptions): ToolArgsCheck {
   const rejections: ArgRejection[] = [];
+  const paths: ArgPath[] = [];
   let values = 0;
   let tooBig: string | null = null;
   const root = isObject(inputSchema) ? inputSchema : {};
@@ -84,8 +94,12 @@ export function checkToolArgs(args: Record<string, unknown>, inputSchema: unknow
     if (typeof value === 'string') {
       const role = keyRole ?? schemaRole(schemas) ?? 'text';
       const verdict = judgeString(value, role, options);
-      if (!verdict.ok) reject(at, verdict);
-      return verdict.ok ? verdict.value : value;
+      if (!verdict.ok) {
+        reject(at, verdict);
+        return value;
+      }
+      if (namesOnePath(value.normalize('NFKC').trim(), role)) paths.push({ at, path: verdict.value });
+      return verdict.value;
     }
     if (value === null || typeof value !== 'object') return value;
     if (depth >= MAX_ARG_DEPTH) {
@@ -108,13 +122,27 @@ export function checkToolArgs(args: Record<string, unknown>, inputSchema: unknow
   };
 
   const checked = walk(args, 'args', null, resolveSchemas([root], root), 0) as Record<string, unknown>;
-  if (tooBig) return { args, rejections: [{ code: 'unsupported_step', message: tooBig }] };
+  if (tooBig) return { args, rejections: [{ code: 'unsupported_step', message: tooBig }], paths: [] };
   const reported = rejections.slice(0, MAX_REPORTED);
   if (rejections.length > MAX_REPORTED) {
     const rest = rejections.length - MAX_REPORTED;
     reported[MAX_REPORTED - 1] = { ...reported[MAX_REPORTED - 1]!, message: `${reported[MAX_REPORTED - 1]!.message} (and ${rest} more)` };
   }
-  return { args: checked, rejections: reported };
+  return { args: checked, rejections: reported, paths };
+}
+
+/** Whether an accepted string in this role was judged as one path (`judgePath`), as `judgeString` decides. */
+function namesOnePath(text: string, role: ArgRole): boolean {
+  switch (role) {
+    case 'path':
+      return true;
+    case 'glob':
+      return !hasGlobSyntax(text);
+    case 'url':
+      return !isOtherUrl(text);
+    case 'text':
+      return !/\s/.test(text) && !isOtherUrl(text) && isPathShaped(text) && !hasGlobSyntax(text);
+  }
 }
 
 type StringVerdict = { ok: true; value: string } | Extract<PathVerdict, { ok: false }>;
