@@ -48,7 +48,7 @@ export interface ToolArgsCheck {
   /** The arguments with every accepted path replaced by its normalised form. */
   args: Record<string, unknown>;
   rejections: ArgRejection[];
-  /** Each accepted value that names one path (not a glob, not a word of prose), normalised, and where it is: what a server rooted in the workspace would open. */
+  /** Each accepted value that could be opened as one workspace path (not a glob, not prose), normalised, and where it is: what a server rooted in the workspace would open. */
   paths: ArgPath[];
 }
 
@@ -98,7 +98,8 @@ export function checkToolArgs(args: Record<string, unknown>, inputSchema: unknow
         reject(at, verdict);
         return value;
       }
-      if (namesOnePath(value.normalize('NFKC').trim(), role)) paths.push({ at, path: verdict.value });
+      const one = onePathOf(value.normalize('NFKC').trim(), role, verdict.value, options);
+      if (one !== null) paths.push({ at, path: one });
       return verdict.value;
     }
     if (value === null || typeof value !== 'object') return value;
@@ -131,18 +132,18 @@ export function checkToolArgs(args: Record<string, unknown>, inputSchema: unknow
   return { args: checked, rejections: reported, paths };
 }
 
-/** Whether an accepted string in this role was judged as one path (`judgePath`), as `judgeString` decides. */
-function namesOnePath(text: string, role: ArgRole): boolean {
-  switch (role) {
-    case 'path':
-      return true;
-    case 'glob':
-      return !hasGlobSyntax(text);
-    case 'url':
-      return !isOtherUrl(text);
-    case 'text':
-      return !/\s/.test(text) && !isOtherUrl(text) && isPathShaped(text) && !hasGlobSyntax(text);
-  }
+/**
+ * The one workspace path an accepted string could be opened as, or null: a
+ * value judged as a path (`checked`, as it is sent), and also any single
+ * word of text that is a valid workspace path (`notes.txt` under a key that
+ * says nothing), since a server may open whatever it is given. Globs, URLs
+ * of other schemes and prose are not one path.
+ */
+function onePathOf(text: string, role: ArgRole, checked: string, options: ToolArgsOptions): string | null {
+  if (role === 'path' || (role === 'glob' && !hasGlobSyntax(text)) || (role === 'url' && !isOtherUrl(text))) return checked;
+  if (role !== 'text' || /\s/.test(text) || isOtherUrl(text) || hasGlobSyntax(text)) return null;
+  const verdict = judgePath(text, { ...options, directories: true });
+  return verdict.ok ? verdict.path : null;
 }
 
 type StringVerdict = { ok: true; value: string } | Extract<PathVerdict, { ok: false }>;
