@@ -23,7 +23,9 @@ export type { HttpServerConfig, ServerConfig, StdioServerConfig } from './server
  * errors) is untrusted text: it is bounded and passed on, never
  * interpreted. Plans are offered only the tools a server annotates
  * `readOnlyHint: true`, unless its config says `allowWrite: true`; the
- * others are listed, with the reason, and refused if called. One bad
+ * others are listed, with the reason, and refused if called. A stdio
+ * server given a directory has each call's path arguments judged on disk
+ * there first, as the bridge judges its reads (`refusedOnDisk`). One bad
  * server (missing command, early exit, hang, refused connection) is
  * reported `failed` with its reason, and the others work.
  */
