@@ -27,6 +27,7 @@ const ON_POSTGRES = [
   'test/integration/human-verdicts.test.ts',
   'test/integration/fork.test.ts',
   'test/integration/approval.test.ts',
+  'test/integration/rejudged.test.ts',
   'test/integration/workers.test.ts',
   'test/integration/host-concurrency.test.ts',
   'test/integration/ollama-hosts.test.ts',

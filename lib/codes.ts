@@ -50,6 +50,8 @@ export const RunErrorCode = z.enum([
   'bridge_unavailable',
   /** The workspace directory was swapped, moved or replaced after the run was posted; nothing more was read. */
   'workspace_changed',
+  /** The process that took the run (a worker, or one continuing it) does not allow its workspace under its own roots; nothing was read. */
+  'workspace_not_allowed',
   /** A run started with approval waited longer than PLANSCOPE_APPROVAL_TIMEOUT_MS for a decision on its plan. */
   'approval_timeout',
   /** A prompt that cannot fit the model's context (num_ctx) even with its evidence cut down, or that Ollama cut to fit it. */

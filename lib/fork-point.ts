@@ -1,4 +1,4 @@
-import type { ForkStage, PlanProfile, RunEvent } from './events';
+import type { ForkStage, PlanProfile, ProposedStep, RunEvent } from './events';
 import type { GeneralPlan } from './general-plan';
 import type { Plan } from './plan';
 import { roundOf, type RoundView, type RunState } from './run-state';
@@ -44,10 +44,14 @@ function isAnswerStage(e: RunEvent): boolean {
  */
 export function planOfRound(round: RoundView, profile: PlanProfile): Plan | GeneralPlan | null {
   const steps = round.proposed ?? (round.accepted ? round.steps.map((s) => s.step) : null);
-  if (steps === null) return null;
+  return steps === null ? null : planOfSteps(profile, round.goal ?? '', steps);
+}
+
+/** Steps as events record them, as the plan a planner would have written: what judging a plan again takes. */
+export function planOfSteps(profile: PlanProfile, goal: string, steps: readonly ProposedStep[]): Plan | GeneralPlan {
   if (profile === 'file') return { steps: steps.map(({ purpose, path }) => ({ purpose, path })) };
   return {
-    goal: round.goal ?? '',
+    goal,
     steps: steps.map((s, index) => ({
       id: s.id ?? index + 1,
       purpose: s.purpose,

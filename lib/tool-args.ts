@@ -56,6 +56,15 @@ export interface ToolArgsCheck {
   /** The arguments with every accepted path replaced by its normalised form. */
   args: Record<string, unknown>;
   rejections: ArgRejection[];
+  /** Each accepted value that could be opened as one workspace path (not a glob, not prose), normalised, and where it is: what a server rooted in the workspace would open. */
+  paths: ArgPath[];
+}
+
+export interface ArgPath {
+  /** Names the argument, e.g. `args.paths[1]`. */
+  at: string;
+  /** As checked and sent: relative to the workspace, `.` for the workspace itself. */
+  path: string;
 }
 
 export interface ToolArgsOptions {
@@ -76,6 +85,7 @@ const MAX_REPORTED = 5;
 
 export function checkToolArgs(args: Record<string, unknown>, inputSchema: unknown, options: ToolArgsOptions): ToolArgsCheck {
   const rejections: ArgRejection[] = [];
+  const paths: ArgPath[] = [];
   let values = 0;
   let tooBig: string | null = null;
   const root = isObject(inputSchema) ? inputSchema : {};
@@ -92,8 +102,13 @@ export function checkToolArgs(args: Record<string, unknown>, inputSchema: unknow
     if (typeof value === 'string') {
       const role = keyRole ?? schemaRole(schemas) ?? 'text';
       const verdict = judgeString(value, role, options);
-      if (!verdict.ok) reject(at, verdict);
-      return verdict.ok ? verdict.value : value;
+      if (!verdict.ok) {
+        reject(at, verdict);
+        return value;
+      }
+      const one = onePathOf(value.normalize('NFKC').trim(), role, verdict.value, options);
+      if (one !== null) paths.push({ at, path: one });
+      return verdict.value;
     }
     if (value === null || typeof value !== 'object') return value;
     if (depth >= MAX_ARG_DEPTH) {
@@ -116,13 +131,27 @@ export function checkToolArgs(args: Record<string, unknown>, inputSchema: unknow
   };
 
   const checked = walk(args, 'args', null, resolveSchemas([root], root), 0) as Record<string, unknown>;
-  if (tooBig) return { args, rejections: [{ code: 'unsupported_step', message: tooBig }] };
+  if (tooBig) return { args, rejections: [{ code: 'unsupported_step', message: tooBig }], paths: [] };
   const reported = rejections.slice(0, MAX_REPORTED);
   if (rejections.length > MAX_REPORTED) {
     const rest = rejections.length - MAX_REPORTED;
     reported[MAX_REPORTED - 1] = { ...reported[MAX_REPORTED - 1]!, message: `${reported[MAX_REPORTED - 1]!.message} (and ${rest} more)` };
   }
-  return { args: checked, rejections: reported };
+  return { args: checked, rejections: reported, paths };
+}
+
+/**
+ * The one workspace path an accepted string could be opened as, or null: a
+ * value judged as a path (`checked`, as it is sent), and also any single
+ * word of text that is a valid workspace path (`notes.txt` under a key that
+ * says nothing), since a server may open whatever it is given. Globs, URLs
+ * of other schemes and prose are not one path.
+ */
+function onePathOf(text: string, role: ArgRole, checked: string, options: ToolArgsOptions): string | null {
+  if (role === 'path' || (role === 'glob' && !hasGlobSyntax(text)) || (role === 'url' && !isOtherUrl(text))) return checked;
+  if (role !== 'text' || /\s/.test(text) || isOtherUrl(text) || hasGlobSyntax(text)) return null;
+  const verdict = judgePath(text, { ...options, directories: true });
+  return verdict.ok ? verdict.path : null;
 }
 
 type StringVerdict = { ok: true; value: string } | Extract<PathVerdict, { ok: false }>;

@@ -93,7 +93,8 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
   setMaxListeners(0, stopping.signal);
   const { servers, connectTimeoutMs, callTimeoutMs, maxResultChars } = config.toolServers;
   // A shutdown during start-up gives up the connections still being made.
-  const toolServers = connectToolServers({ servers }, { connectTimeoutMs, callTimeoutMs, maxResultChars, secretScan: config.secretScan, signal: stopping.signal });
+  const files = { policy: config.pathPolicy, allowHardLinks: config.bridges.allowHardLinks };
+  const toolServers = connectToolServers({ servers }, { connectTimeoutMs, callTimeoutMs, maxResultChars, secretScan: config.secretScan, files, signal: stopping.signal });
   // The bridge's tools are listed from its own server code, once per process (GET /api/mcp shows the same list).
   const tools = async () => ({
     workspace: offeredSpecs(await workspaceToolDescriptors(workspaceToolOptions(config))),

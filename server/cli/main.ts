@@ -152,8 +152,7 @@ async function main(): Promise<number> {
     } catch (error) {
       if (error instanceof RequestError) {
         // At the server's own console, naming the allowed directories helps; the API does not echo them.
-        const { workspaceRoots: roots, workspace: defaultWorkspace } = runtime.config;
-        if (error.code === 'workspace_not_allowed') fail(`${error.message} ${describeAllowedWorkspaces({ roots, defaultWorkspace })}`);
+        if (error.code === 'workspace_not_allowed') fail(`${error.message} ${describeAllowedWorkspaces(runtime.registry.workspacePolicy)}`);
         // A refused plan is told step by step, each rejection with its code, as a run shows it.
         const rejections = (error.rejections ?? []).map((r) => `\n  ${r.step === null ? 'plan' : `step ${r.step + 1}`}: ${r.code}: ${r.message}`);
         fail(`${error.message}${rejections.join('')}`);

@@ -11,7 +11,7 @@ import { createOllamaModel } from '../llm/ollama';
 import { ModelCallError, type ModelReply } from '../llm/types';
 import { connectBridge } from '../mcp/bridge-client';
 import { connectToolServers } from '../mcp/tool-servers';
-import { resolveWorkspace } from '../runs/workspace';
+import { resolveWorkspace, workspacePolicy } from '../runs/workspace';
 import { connectionConfig } from '../store/pg/database';
 
 /**
@@ -190,7 +190,7 @@ function parseJson(text: string): unknown {
 
 function checkWorkspace(config: Config, add: Add): string | null {
   try {
-    const pinned = resolveWorkspace(config.workspace, { roots: config.workspaceRoots, defaultWorkspace: config.workspace });
+    const pinned = resolveWorkspace(config.workspace, workspacePolicy(config));
     const entries = fs.readdirSync(pinned.path);
     add('workspace_readable', 'ok', `${pinned.path} (${entries.length} entries at its top).`);
     return pinned.path;

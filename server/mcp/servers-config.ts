@@ -14,8 +14,10 @@ import { z } from 'zod';
  * file's folder, which is also the default; env merged over the SDK's
  * small safe default environment, never planscope's own); an HTTP server is
  * `{url}` (Streamable HTTP). Either may say `allowWrite: true` to offer
- * plans its tools that are not annotated read-only. Parsed and validated
- * here, once, by loadConfig.
+ * plans its tools that are not annotated read-only. A stdio server's first
+ * argument naming a directory is the root it serves files from
+ * (tool-servers.ts judges path arguments on disk there). Parsed and
+ * validated here, once, by loadConfig.
  */
 
 /** What the plans name: `<server>.<tool>`, so a server name has no dot. */

@@ -1,9 +1,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { validateToolName } from '@modelcontextprotocol/sdk/shared/toolNameValidation.js';
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { statSync } from 'node:fs';
+import path from 'node:path';
 import type { McpServerStatus, McpTool } from '../../lib/api';
 import { describeFinding, findSecret } from '../../lib/secret-scan';
+import type { StepErrorCode } from '../../lib/codes';
+import { DEFAULT_PATH_POLICY, type PathPolicy } from '../../lib/policy';
+import { checkToolArgs } from '../../lib/tool-args';
 import { isHttpServer, type ServerConfig } from './servers-config';
+import { checkServedPath, resolveWorkspaceRoot, type WorkspaceRoot } from './workspace-files';
 import { errorMessage, McpSession, type Deadline, type McpServerTarget, type StartFailure } from './session';
 import { traceMeta } from '../telemetry/trace-context';
 
@@ -18,7 +24,9 @@ export type { HttpServerConfig, ServerConfig, StdioServerConfig } from './server
  * errors) is untrusted text: it is bounded and passed on, never
  * interpreted. Plans are offered only the tools a server annotates
  * `readOnlyHint: true`, unless its config says `allowWrite: true`; the
- * others are listed, with the reason, and refused if called. One bad
+ * others are listed, with the reason, and refused if called. A stdio
+ * server given a directory has each call's path arguments judged on disk
+ * there first, as the bridge judges its reads (`refusedOnDisk`). One bad
  * server (missing command, early exit, hang, refused connection) is
  * reported `failed` with its reason, and the others work.
  */
@@ -26,7 +34,8 @@ export type { HttpServerConfig, ServerConfig, StdioServerConfig } from './server
 export type ToolDescriptor = McpTool;
 export type ServerStatus = McpServerStatus;
 
-export type ToolCallOutcome = { ok: true; text: string } | { ok: false; code: 'tool_error'; message: string };
+/** A refusal before the call (what it would open is refused on disk) carries the bridge's code; anything else is `tool_error`. */
+export type ToolCallOutcome = { ok: true; text: string } | { ok: false; code: StepErrorCode; message: string };
 
 export interface ToolServers {
   statuses(): ServerStatus[];
@@ -52,6 +61,12 @@ export interface ToolServersOptions {
    * errors; on unless configured off (PLANSCOPE_SECRET_SCAN=false).
    */
   secretScan?: boolean;
+  /**
+   * How a stdio server's files are judged on disk when one of its arguments
+   * names a directory (its root, as the filesystem server is given its
+   * allowed directory): the deny-list and hard-link setting the bridge has.
+   */
+  files?: { policy: PathPolicy; allowHardLinks: boolean };
 }
 
 /** Tools kept per server; the rest are left out (and logged). */
@@ -124,6 +139,8 @@ class ServerConnection {
   private readonly session: McpSession;
   private tools: ToolDescriptor[] = [];
   private error: string | null = 'not started';
+  /** The directory the server opens its path arguments in, when its arguments name one; null: planscope cannot tell where its files are. */
+  private root: WorkspaceRoot | null = null;
 
   constructor(
     readonly name: string,
@@ -167,6 +184,7 @@ class ServerConnection {
 
   /** The first connection; never rejects (a failure is recorded in the status). */
   async start(): Promise<void> {
+    this.root = await servedRootOf(this.config, this.options.files);
     const failure = await this.session.start();
     this.error = failure ? this.startFailureMessage(failure) : null;
   }
@@ -181,6 +199,8 @@ class ServerConnection {
       return toolError(`${quote(qualified)} is not a tool of server ${this.name} (its tools: ${this.tools.map((t) => t.name).join(', ') || 'none'})`);
     }
     if (!tool.offered) return toolError(`${quote(qualified)} is not offered to plans: ${tool.notOfferedReason}`);
+    const refused = this.root ? await refusedOnDisk(this.root, qualified, tool, args) : null;
+    if (refused) return refused;
     let result: CallToolResult;
     try {
       // `_meta.traceparent`: a server that traces joins the run's trace.
@@ -312,6 +332,49 @@ class ServerConnection {
     const finding = this.options.secretScan === false ? null : findSecret(text);
     return finding ? describeFinding(finding) : null;
   }
+}
+
+/**
+ * The directory a stdio server serves files from: the first of its
+ * arguments that names an existing directory (relative ones against its
+ * cwd), as the filesystem server takes its allowed directories and resolves
+ * relative paths against the first. Null for an HTTP server, or when no
+ * argument is a directory.
+ */
+async function servedRootOf(server: ServerConfig, files: ToolServersOptions['files']): Promise<WorkspaceRoot | null> {
+  if (isHttpServer(server)) return null;
+  for (const arg of server.args ?? []) {
+    const candidate = path.resolve(server.cwd ?? process.cwd(), arg);
+    if (!isDirectory(candidate)) continue;
+    return resolveWorkspaceRoot(candidate, { policy: files?.policy ?? DEFAULT_PATH_POLICY, allowHardLinks: files?.allowHardLinks ?? false }).catch(() => null);
+  }
+  return null;
+}
+
+function isDirectory(candidate: string): boolean {
+  try {
+    return statSync(candidate).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A server's real-path check (if it has one) cannot see a hard link, and
+ * many servers have none: every argument that names one path is judged on
+ * disk in the server's root as the bridge judges its own reads
+ * (`checkServedPath`), before the call goes out. The first refusal, with the
+ * bridge's code and the argument it lies in; null when all pass.
+ */
+async function refusedOnDisk(root: WorkspaceRoot, qualified: string, tool: ToolDescriptor, args: Record<string, unknown>): Promise<ToolCallOutcome | null> {
+  const checked = checkToolArgs(args, tool.inputSchema, { directories: true, policy: root.policy });
+  const rejection = checked.rejections[0];
+  if (rejection) return { ok: false, code: 'denied_by_bridge', message: `${qualified} was not called: ${rejection.message} (${rejection.code})` };
+  for (const { at, path: requested } of checked.paths) {
+    const verdict = await checkServedPath(root, requested);
+    if (!verdict.ok) return { ok: false, code: verdict.code, message: `${qualified} was not called: ${at}: ${verdict.message}` };
+  }
+  return null;
 }
 
 function targetOf(server: ServerConfig): McpServerTarget {

@@ -30,6 +30,7 @@ export interface WorkspaceRoot {
 }
 
 type Outcome<T> = BridgeOutcome<T>;
+type Refusal = Extract<Outcome<never>, { ok: false }>;
 
 /**
  * O_NOFOLLOW: a last component that became a symlink after `realpath` fails
@@ -180,6 +181,32 @@ async function withVerifiedFile<T>(
   requested: string,
   use: (fd: number, stats: Stats, display: string) => Outcome<T>,
 ): Promise<Outcome<T>> {
+  const located = await realPathOf(root, requested);
+  if (!located.ok) return located;
+  const { display, real } = located;
+
+  let fd: number;
+  try {
+    fd = openSync(real, OPEN_FLAGS);
+  } catch (error) {
+    return fileSystemFailure(display, error);
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return failure('not_a_file', `${display} is ${describeKind(stats)}, not a regular file`);
+    const swapped = checkOpenedFile(root, display, fd, real, stats);
+    if (swapped) return swapped;
+    if (refusedHardLink(root, stats)) return hardLinkFailure(display, stats);
+    return use(fd, stats, display);
+  } catch (error) {
+    return fileSystemFailure(display, error);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The first two layers: the requested path under the policy, then its real path (symlinks resolved) inside the root and not denied. */
+async function realPathOf(root: WorkspaceRoot, requested: string): Promise<{ ok: true; display: string; real: string } | Refusal> {
   const verdict = checkPlanPath(requested, root.policy);
   if (!verdict.ok) {
     return failure('denied_by_bridge', `${quote(requested)} is refused by the workspace policy: ${verdict.message} (${verdict.code})`);
@@ -193,28 +220,49 @@ async function withVerifiedFile<T>(
   } catch (error) {
     return fileSystemFailure(display, error);
   }
-  const escape = checkRealPath(root, display, real);
-  if (escape) return escape;
+  return checkRealPath(root, display, real) ?? { ok: true, display, real };
+}
 
-  let fd: number;
+/**
+ * What another MCP server rooted at `root` (one that opens its path
+ * arguments there, as the filesystem server does) would reach for a path
+ * argument, judged on disk as the bridge judges its own reads, before the
+ * call goes out: a symlink leading outside or to a denied file, a hard
+ * link, a FIFO, socket or device are refused with the bridge's codes. A
+ * directory passes (tools list and search them), and so does a path that
+ * does not exist (the server answers for it), unless a dangling symlink
+ * stands there. `.` is the root itself. The server still opens by name
+ * afterwards: what changes on disk between this check and its open is
+ * beyond planscope (docs/reliability.md).
+ */
+export async function checkServedPath(root: WorkspaceRoot, requested: string): Promise<Outcome<null>> {
+  if (requested === '.') return { ok: true, value: null };
+  const located = await realPathOf(root, requested);
+  if (!located.ok) {
+    if (located.code !== 'not_found') return located;
+    const display = checkPlanPath(requested, root.policy);
+    // Only a link can exist where realpath found nothing: followed by a server that writes, it could lead anywhere.
+    const dangling = display.ok && lstatOrNull(path.join(root.real, display.path))?.isSymbolicLink();
+    return dangling ? failure('denied_by_bridge', `${requested} is a symlink to nothing inside the workspace`) : { ok: true, value: null };
+  }
+  const { display, real } = located;
+  let stats: Stats;
   try {
-    fd = openSync(real, OPEN_FLAGS);
+    stats = statSync(real);
   } catch (error) {
     return fileSystemFailure(display, error);
   }
+  if (stats.isDirectory()) return { ok: true, value: null };
+  if (!stats.isFile()) return failure('not_a_file', `${display} is ${describeKind(stats)}, not a regular file`);
+  if (refusedHardLink(root, stats)) return hardLinkFailure(display, stats);
+  return { ok: true, value: null };
+}
+
+function lstatOrNull(file: string): Stats | null {
   try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return failure('not_a_file', `${display} is ${describeKind(stats)}, not a regular file`);
-    const swapped = checkOpenedFile(root, display, fd, real, stats);
-    if (swapped) return swapped;
-    if (refusedHardLink(root, stats)) {
-      return failure('hard_link', `${display} has ${stats.nlink} hard links; a file with another name may be outside the workspace or a denied file, so it is not served`);
-    }
-    return use(fd, stats, display);
-  } catch (error) {
-    return fileSystemFailure(display, error);
-  } finally {
-    closeSync(fd);
+    return lstatSync(file);
+  } catch {
+    return null;
   }
 }
 
@@ -225,7 +273,7 @@ async function withVerifiedFile<T>(
  * firmly as `.env.local` itself (CVE-2025-53109: a symlink check that can be
  * skipped is no check). Returns null when the real path is acceptable.
  */
-function checkRealPath(root: WorkspaceRoot, display: string, real: string): Outcome<never> | null {
+function checkRealPath(root: WorkspaceRoot, display: string, real: string): Refusal | null {
   if (!isInside(root.real, real)) {
     return failure('denied_by_bridge', `${display} resolves outside the workspace (symlink escape)`);
   }
@@ -272,6 +320,10 @@ function refusedHardLink(root: WorkspaceRoot, stats: Stats): boolean {
   return stats.nlink > 1 && !root.allowHardLinks;
 }
 
+function hardLinkFailure(display: string, stats: Stats): Outcome<never> {
+  return failure('hard_link', `${display} has ${stats.nlink} hard links; a file with another name may be outside the workspace or a denied file, so it is not served`);
+}
+
 /** At most `maxBytes` bytes, or null when the file holds more (it may grow after fstat). */
 function readBounded(fd: number, maxBytes: number): Buffer | null {
   const chunks: Buffer[] = [];
@@ -312,7 +364,7 @@ function describeKind(stats: Stats): string {
 }
 
 /** Maps an fs error to a step failure by its code alone: its message would echo absolute paths. */
-function fileSystemFailure(display: string, error: unknown): Outcome<never> {
+function fileSystemFailure(display: string, error: unknown): Refusal {
   const code = error instanceof Error && 'code' in error ? String(error.code) : 'unknown';
   switch (code) {
     case 'ENOENT':
@@ -331,7 +383,7 @@ function fileSystemFailure(display: string, error: unknown): Outcome<never> {
   }
 }
 
-function failure(code: StepErrorCode, message: string): Outcome<never> {
+function failure(code: StepErrorCode, message: string): Refusal {
   return { ok: false, code, message };
 }
 

@@ -37,7 +37,7 @@ import { prepareFork } from './fork';
 import type { QueuedRuns } from './queued';
 import { RunRecorder } from './recorder';
 import { RequestError } from '../http/request-error';
-import { resolveWorkspace, type PinnedWorkspace } from './workspace';
+import { allowsPinned, resolveWorkspace, workspacePolicy, type PinnedWorkspace, type WorkspacePolicy } from './workspace';
 
 /** The tools a run offers its plans: the workspace bridge's own, and those of the other configured MCP servers. */
 export interface RunTools {
@@ -95,7 +95,12 @@ export class RunRegistry {
     private readonly tools: () => Promise<RunTools>,
     /** The run queue (PostgreSQL): runs started here are sent to it, and run by whichever worker serves them. Null: run here. */
     private readonly queued: QueuedRuns | null = null,
-  ) {}
+  ) {
+    this.workspacePolicy = workspacePolicy(config);
+  }
+
+  /** The workspaces runs may use here, the default one pinned as this registry started: what posting and running a run are judged by. */
+  readonly workspacePolicy: WorkspacePolicy;
 
   /** The models each Ollama host listed, in the order configured (this process's worker registration): what host choice goes by. */
   serveFrom(hosts: readonly WorkerHost[]): void {
@@ -259,7 +264,7 @@ export class RunRegistry {
       }
       const pinned = created.workspaceIdentity
         ? { path: created.workspace, identity: created.workspaceIdentity }
-        : resolveWorkspace(created.workspace, { roots: this.config.workspaceRoots, defaultWorkspace: this.config.workspace });
+        : resolveWorkspace(created.workspace, this.workspacePolicy);
       if (attempt >= 2) {
         const stopped = attempt > maxAttempts ? `it has been run ${attempt - 1} times, the most it is resumed (${maxAttempts} attempts)` : null;
         const changed = pinned.identity === undefined ? null : workspaceChange(pinned.path, pinned.identity);
@@ -503,10 +508,7 @@ export class RunRegistry {
 
   /** A new run: the request's task in its workspace, from round 1 with nothing done. */
   private newRunSetup(request: RunRequest): RunSetup {
-    const pinned = resolveWorkspace(request.workspace ?? this.config.workspace, {
-      roots: this.config.workspaceRoots,
-      defaultWorkspace: this.config.workspace,
-    });
+    const pinned = resolveWorkspace(request.workspace ?? this.config.workspace, this.workspacePolicy);
     const profile = request.profile ?? 'file';
     return {
       task: request.task ?? '',
@@ -525,7 +527,7 @@ export class RunRegistry {
     const info = await this.planRulesInfo();
     const rulesFor = (profile: PlanProfile) => rulesOf(info, profile);
     const setup = await prepareFork(this.store, fork, choices, rulesFor);
-    const pinned = resolveWorkspace(setup.parent.workspace, { roots: this.config.workspaceRoots, defaultWorkspace: this.config.workspace });
+    const pinned = resolveWorkspace(setup.parent.workspace, this.workspacePolicy);
     return {
       task: setup.parent.task,
       pinned,
@@ -628,7 +630,7 @@ export class RunRegistry {
     };
     const pinned = created.workspaceIdentity
       ? { path: created.workspace, identity: created.workspaceIdentity }
-      : resolveWorkspace(created.workspace, { roots: this.config.workspaceRoots, defaultWorkspace: this.config.workspace });
+      : resolveWorkspace(created.workspace, this.workspacePolicy);
     this.enqueue(id, recorder, controller, async (live) => {
       const { model, release } = this.modelOnHost(view.model, null);
       try {
@@ -801,6 +803,10 @@ export class RunRegistry {
       const change = workspaceChange(workspace.path, workspace.identity);
       return change === null ? null : `The workspace ${workspace.path} is no longer the directory this run was posted with (${change}); nothing was read.`;
     };
+    // Judged again wherever it runs, by this process's own roots: a run posted elsewhere, under other roots, is not run here.
+    if (!allowsPinned(this.workspacePolicy, workspace)) {
+      return finish('failed', 'workspace_not_allowed', `The workspace ${workspace.path} is not inside this process's workspace roots (PLANSCOPE_WORKSPACE_ROOTS); nothing was read.`, false);
+    }
     const before = changed();
     if (before) return finish('failed', 'workspace_changed', before, false);
     try {

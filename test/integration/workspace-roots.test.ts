@@ -93,6 +93,24 @@ describe('a workspace outside PLANSCOPE_WORKSPACE_ROOTS', () => {
   });
 });
 
+describe('the default workspace inside the roots, swapped for a symlink out (issue #25)', () => {
+  it('admits nothing outside: the outside directory, the default path and a run naming none are all refused, and no run exists', async () => {
+    const t = tree();
+    const dflt = path.join(t.root, 'default');
+    fs.cpSync(SAMPLE_WORKSPACE, dflt, { recursive: true, verbatimSymlinks: true });
+    h = await startHarness({}, { PLANSCOPE_WORKSPACE_ROOTS: t.root, PLANSCOPE_WORKSPACE: dflt });
+    const registry = h.runtime.registry;
+    // Before the swap the outside directory is refused: the swap must not change that.
+    expect(await refusal(() => registry.start({ task: TASK, model: 'offline', workspace: t.outside }))).toMatchObject({ code: 'workspace_not_allowed' });
+    fs.renameSync(dflt, `${dflt}-pinned`);
+    fs.symlinkSync(t.outside, dflt);
+    for (const workspace of [t.outside, dflt, undefined]) {
+      expect(await refusal(() => registry.start({ task: TASK, model: 'offline', workspace }))).toMatchObject({ code: 'workspace_not_allowed', status: 403 });
+    }
+    expect(await h.runtime.store.listRuns({ limit: 10 })).toEqual([]);
+  });
+});
+
 describe('a relative workspace', () => {
   const RELATIVE = ['sample-workspace', './sample-workspace', 'missing/dir', '../outside', 'a/../b', '.'];
 

@@ -2,13 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RejectionCode } from '../../lib/codes';
 import { generalPlanShape, validateGeneralPlan, type ToolSpec } from '../../lib/general-plan';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { toResult, type RunResult } from '../../lib/result';
 import { loadConfig } from '../../server/config';
-import type { ToolServers } from '../../server/mcp/tool-servers';
+import { resultText, type ToolServers } from '../../server/mcp/tool-servers';
 import { createRuntime, type Runtime } from '../../server/runtime';
 import { bundleTestServer } from '../support/bundle';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama';
@@ -221,6 +223,7 @@ function buildTrap(): Trap {
 }
 
 let trap: Trap;
+let bundle: string;
 let fake: FakeOllama;
 let runtime: Runtime;
 let servers: ToolServers;
@@ -255,7 +258,7 @@ function validate(tool: string, args: Record<string, unknown>) {
 
 beforeAll(async () => {
   trap = buildTrap();
-  const bundle = await bundleTestServer(path.join(APP_ROOT, 'test', 'support', 'naive-fs-mcp-server.ts'), path.join(trap.base, 'naive-fs.mjs'));
+  bundle = await bundleTestServer(path.join(APP_ROOT, 'test', 'support', 'naive-fs-mcp-server.ts'), path.join(trap.base, 'naive-fs.mjs'));
   const configFile = path.join(trap.base, 'planscope.config.json');
   fs.writeFileSync(
     configFile,
@@ -305,10 +308,17 @@ describe('smuggled path arguments: one table, naive server, Validator, engine', 
   });
 
   it('each case reaches the secret when nothing checks it (the naive server trusts its client)', async () => {
-    for (const c of smuggleCases(trap)) {
-      const outcome = await servers.call(c.tool, c.args);
-      expect(outcome, c.name).toMatchObject({ ok: true });
-      expect(outcome.ok && outcome.text, c.name).toContain(CANARY);
+    // Straight to the server with the SDK's own client: planscope's tool servers judge arguments on disk before a call.
+    const client = new Client({ name: 'probe', version: '0.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [bundle, trap.workspace] }));
+    try {
+      for (const c of smuggleCases(trap)) {
+        const result = await client.callTool({ name: c.tool.slice(c.tool.indexOf('.') + 1), arguments: c.args });
+        expect(result.isError ?? false, c.name).toBe(false);
+        expect(resultText(result as Parameters<typeof resultText>[0], 100_000), c.name).toContain(CANARY);
+      }
+    } finally {
+      await client.close();
     }
   });
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config';
 import { isRequestError } from '../../server/http/request-error';
 import { isInside } from '../../lib/policy';
-import { resolveWorkspace, type WorkspacePolicy } from '../../server/runs/workspace';
+import { allowsPinned, resolveWorkspace, workspacePolicy, type WorkspacePolicy } from '../../server/runs/workspace';
 
 /**
  * PLANSCOPE_WORKSPACE_ROOTS, the allow-list of run workspaces: validated at
@@ -44,8 +44,7 @@ function configWith(roots: string | undefined) {
 }
 
 function policyOf(roots: string | undefined): WorkspacePolicy {
-  const config = configWith(roots);
-  return { roots: config.workspaceRoots, defaultWorkspace: config.workspace };
+  return workspacePolicy(configWith(roots));
 }
 
 /** The refusal code, or `ok <real path relative to base>`. */
@@ -151,5 +150,103 @@ describe('a run workspace against the roots', () => {
     ['/anything', '/', true],
   ])('segment containment: %s in %s is %s', (candidate, root, inside) => {
     expect(isInside(root, candidate)).toBe(inside);
+  });
+});
+
+/**
+ * The default workspace is the one exception to the roots. It is pinned
+ * (real path and identity) when the policy is made, so that whoever can
+ * write where it lies cannot widen the roots by swapping it afterwards:
+ * one table of swaps, with the default inside a root and outside all of
+ * them, each request judged after the swap.
+ */
+describe('the default workspace swapped after the policy pinned it', () => {
+  interface Swap {
+    name: string;
+    /** The default workspace's place: inside the root, or outside every root. */
+    where: 'inside' | 'outside';
+    swap: (d: { dflt: string; parent: string; outside: string; sibling: string }) => void;
+    /** What each request gives: the default's path, the outside directory, the default's path with none asked (the registry's fallback). */
+    expected: { dflt: string; outside: string };
+  }
+  const toOutside = (d: { dflt: string; outside: string }) => {
+    fs.renameSync(d.dflt, `${d.dflt}-pinned`);
+    fs.symlinkSync(d.outside, d.dflt);
+  };
+  const SWAPS: Swap[] = [
+    { name: 'swapped for a symlink to a directory outside', where: 'inside', swap: toOutside, expected: { dflt: 'workspace_not_allowed', outside: 'workspace_not_allowed' } },
+    { name: 'swapped for a symlink to a directory outside', where: 'outside', swap: toOutside, expected: { dflt: 'workspace_not_allowed', outside: 'workspace_not_allowed' } },
+    {
+      name: 'a parent swapped for a symlink to outside',
+      where: 'inside',
+      swap: (d) => {
+        fs.renameSync(d.parent, `${d.parent}-pinned`);
+        fs.mkdirSync(path.join(d.outside, 'nested', path.basename(d.dflt)), { recursive: true });
+        fs.symlinkSync(path.join(d.outside, 'nested'), d.parent);
+      },
+      expected: { dflt: 'workspace_not_allowed', outside: 'workspace_not_allowed' },
+    },
+    {
+      name: 'replaced by another directory at the same path (rename, then mkdir)',
+      where: 'outside',
+      swap: (d) => {
+        fs.renameSync(d.dflt, `${d.dflt}-pinned`);
+        fs.mkdirSync(d.dflt);
+      },
+      expected: { dflt: 'workspace_not_allowed', outside: 'workspace_not_allowed' },
+    },
+    {
+      name: 'swapped for a symlink to another directory inside the root (still inside: allowed as any directory there)',
+      where: 'inside',
+      swap: (d) => {
+        fs.renameSync(d.dflt, `${d.dflt}-pinned`);
+        fs.symlinkSync(d.sibling, d.dflt);
+      },
+      expected: { dflt: 'ok sibling', outside: 'workspace_not_allowed' },
+    },
+    { name: 'untouched (control)', where: 'inside', swap: () => {}, expected: { dflt: 'ok default', outside: 'workspace_not_allowed' } },
+    { name: 'untouched (control)', where: 'outside', swap: () => {}, expected: { dflt: 'ok default', outside: 'workspace_not_allowed' } },
+    {
+      name: 'renamed away and back (control)',
+      where: 'outside',
+      swap: (d) => {
+        fs.renameSync(d.dflt, `${d.dflt}-away`);
+        fs.renameSync(`${d.dflt}-away`, d.dflt);
+      },
+      expected: { dflt: 'ok default', outside: 'workspace_not_allowed' },
+    },
+  ];
+
+  let caseNo = 0;
+  it.each(SWAPS.map((s) => [`${s.where} the root: ${s.name}`, s] as const))('%s', (_name, s) => {
+    caseNo += 1;
+    const c = at('swaps', String(caseNo));
+    const root = path.join(c, 'root');
+    const parent = s.where === 'inside' ? path.join(root, 'team') : path.join(c, 'elsewhere', 'team');
+    const d = { dflt: path.join(parent, 'default'), parent, outside: path.join(c, 'outside'), sibling: path.join(root, 'sibling') };
+    for (const dir of [d.dflt, d.outside, d.sibling]) fs.mkdirSync(dir, { recursive: true });
+    const policy = workspacePolicy(loadConfig({ PLANSCOPE_WORKSPACE: d.dflt, PLANSCOPE_WORKSPACE_ROOTS: root }, base));
+    s.swap(d);
+    const relative = (outcomeText: string) => outcomeText.replace(/^ok .*\/(default|sibling)$/, 'ok $1');
+    expect({ dflt: relative(outcome(policy, d.dflt)), outside: outcome(policy, d.outside) }).toEqual(s.expected);
+  });
+
+  it('a default workspace that did not exist when the policy was made admits nothing outside the roots once it does', () => {
+    const root = at('swaps', 'late', 'root');
+    fs.mkdirSync(root, { recursive: true });
+    const late = at('swaps', 'late', 'default');
+    const policy = workspacePolicy(loadConfig({ PLANSCOPE_WORKSPACE: late, PLANSCOPE_WORKSPACE_ROOTS: root }, base));
+    expect(policy.defaultWorkspace).toBeNull();
+    fs.mkdirSync(late);
+    expect(outcome(policy, late)).toBe('workspace_not_allowed');
+  });
+
+  it('judges a pinned workspace as a run records it: by its real path and identity, never by what the path leads to now', () => {
+    const policy = workspacePolicy(configWith(at('ws')));
+    const pinnedDefault = resolveWorkspace(at('default'), policy);
+    expect(allowsPinned(policy, pinnedDefault)).toBe(true);
+    expect(allowsPinned(policy, { ...pinnedDefault, identity: { dev: pinnedDefault.identity.dev, ino: '1' } })).toBe(false);
+    expect(allowsPinned(policy, { path: at('outside'), identity: pinnedDefault.identity })).toBe(false);
+    expect(allowsPinned(policy, resolveWorkspace(at('ws/sub'), policy))).toBe(true);
   });
 });

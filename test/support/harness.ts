@@ -142,7 +142,7 @@ export const endpointAnswer = () =>
   ]);
 /** The pooled bridge that runs on the harness's workspace use, leased for the rest of the test (closing the runtime closes it). */
 export async function workspaceBridge(h: Pick<Harness, 'runtime' | 'workspace'>): Promise<WorkspaceBridge> {
-  const workspace = resolveWorkspace(h.workspace, { roots: null, defaultWorkspace: h.workspace });
+  const workspace = resolveWorkspace(h.workspace, { roots: null, defaultWorkspace: null });
   const lease = await h.runtime.bridges.acquire(workspace, { signal: new AbortController().signal, onWait: () => {} });
   return lease.bridge;
 }

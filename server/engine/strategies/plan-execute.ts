@@ -1,3 +1,4 @@
+import { planOfSteps } from '../../../lib/fork-point';
 import { judgeGivenPlan } from '../../../lib/plan-judgement';
 import type { ProposedStep, Rejection, ReplanReason } from '../../../lib/events';
 import type { RoundLesson } from '../../llm/stage-input';
@@ -27,7 +28,7 @@ export async function gatherByPlan(ctx: RunContext, files: WorkspaceFile[]): Pro
     let decided: RoundPlan;
     if (start?.stage === 'decided' && round === first) {
       // Accepted and decided on in this run's own log, before the process that asked went away.
-      decided = start.decided;
+      decided = judgedAgain(ctx, profile, round, start.decided);
     } else {
       const plan =
         start?.stage === 'plan' && round === first
@@ -47,6 +48,21 @@ export async function gatherByPlan(ctx: RunContext, files: WorkspaceFile[]): Pro
     }
   }
   throw new RunStop('max_rounds_exceeded', roundsSummary(ctx.limits.maxRounds, lessons));
+}
+
+/**
+ * A plan decided on in another process, or before a restart, is judged again
+ * by the Validator under the configuration in force now (the deny-list, the
+ * tools on offer, the limits may have changed since): one that no longer
+ * passes is rejected with its codes, as a planner's would be, and not run.
+ */
+function judgedAgain(ctx: RunContext, profile: PlanProfile, round: number, decided: RoundPlan): RoundPlan {
+  if (!decided.approved) return decided;
+  const { plan } = decided;
+  const judged = judgeGivenPlan(profile.name, planOfSteps(profile.name, plan.goal ?? '', plan.steps), planRules(ctx));
+  if (judged.parsed && judged.rejections.length === 0) return { approved: true, plan: { ...(plan.goal === undefined ? {} : { goal: plan.goal }), steps: judged.steps } };
+  ctx.recorder.emit({ type: 'plan_rejected', round, rejections: judged.rejections });
+  return { approved: false, proposed: plan.steps, rejections: judged.rejections };
 }
 
 /** With approval on, an accepted plan is decided on by a person before it runs. */

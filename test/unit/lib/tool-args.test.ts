@@ -398,3 +398,27 @@ describe('the run’s configured deny-list reaches tool arguments and patterns',
     expect(checkGlob('keys/*.secret', policy).ok).toBe(false);
   });
 });
+
+describe('the paths a server rooted in the workspace would open (what is judged on disk)', () => {
+  it.each<[string, Record<string, unknown>, { at: string; path: string }[]]>([
+    ['a path key, normalised as sent', { path: './src/../README.md' }, [{ at: 'args.path', path: 'README.md' }]],
+    ['each item of an array', { paths: ['a.md', 'docs/b.md'] }, [{ at: 'args.paths[0]', path: 'a.md' }, { at: 'args.paths[1]', path: 'docs/b.md' }]],
+    ['nested', { target: { path: 'src/x.ts' } }, [{ at: 'args.target.path', path: 'src/x.ts' }]],
+    ['the workspace itself', { path: '.' }, [{ at: 'args.path', path: '.' }]],
+    ['a relative file: URL, by its path', { uri: 'file:notes.txt' }, [{ at: 'args.uri', path: 'notes.txt' }]],
+    ['a bare word under a key that says nothing', { name: 'notes.txt' }, [{ at: 'args.name', path: 'notes.txt' }]],
+    ['a path-shaped word of text', { q: 'src/x.ts' }, [{ at: 'args.q', path: 'src/x.ts' }]],
+    ['a glob without glob syntax', { pattern: 'README.md' }, [{ at: 'args.pattern', path: 'README.md' }]],
+    ['not a glob with glob syntax', { path: '.', pattern: '**/*.ts' }, [{ at: 'args.path', path: '.' }]],
+    ['not prose', { text: 'read src/x.ts please' }, []],
+    ['not a URL of another scheme', { url: 'https://example.com/a.md' }, []],
+  ])('%s', (_name, args, paths) => {
+    expect(checkToolArgs(args, {}, TOOL).paths).toEqual(paths);
+  });
+
+  it('none from a refused value', () => {
+    const checked = checkToolArgs({ paths: ['README.md', '../x'] }, {}, TOOL);
+    expect(checked.rejections.map((r) => r.code)).toEqual(['path_outside_workspace']);
+    expect(checked.paths).toEqual([{ at: 'args.paths[0]', path: 'README.md' }]);
+  });
+});
