@@ -4,7 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { bundleFileName, type RunImport } from '@/lib/bundle';
 import { aggregateCalls, runDurationMs, toResult } from '@/lib/result';
-import { attemptsOf, isTerminal, type RunState } from '@/lib/run-state';
+import { attemptsOf, isTerminal, roundLimit, roundNoun, type RunState } from '@/lib/run-state';
 import { fetchJson } from '../fetch-json';
 import { formatDuration, formatTimestamp, isoOf } from '../format';
 import { CopyButton } from '../ui/copy-button';
@@ -37,6 +37,7 @@ export function OutcomeHeader({
   const now = useNow(live);
   const duration = runDurationMs(view, now ?? undefined);
   const llm = aggregateCalls(view.llmCalls);
+  const limit = roundLimit(view);
   const resultJson = () => JSON.stringify(toResult(runId, view), null, 2);
 
   const cancel = useMutation({
@@ -120,9 +121,15 @@ export function OutcomeHeader({
             <span className="font-mono">{view.strategy}</span>
             {view.profile === 'general' && <span className="muted"> · general plans</span>}
           </Fact>
-          <Fact label="Rounds">
-            {attemptsOf(view)}
-            {view.limits && <span className="muted"> / {view.limits.maxRounds} max</span>}
+          <Fact label={roundNoun(view.strategy) === 'turn' ? 'Turns' : 'Rounds'}>
+            <span data-testid="run-rounds">
+              {attemptsOf(view)}
+              {view.forkedFrom?.stage === 'answer' && view.rounds.length === 0 ? (
+                <span className="muted"> · forked at the answer</span>
+              ) : (
+                limit !== null && <span className="muted"> / {limit} max</span>
+              )}
+            </span>
           </Fact>
           <Fact label="Duration">
             <span className={live ? 'text-sky-700 dark:text-sky-300' : ''} data-testid="run-duration">
