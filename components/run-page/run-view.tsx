@@ -145,6 +145,7 @@ export function RunView({
             check={view.check}
             review={view.review}
             runLive={live}
+            baseline={view.baseline}
             judging={judging}
             onOpenCitation={openCitation}
             onOpenCall={openLlmCall}

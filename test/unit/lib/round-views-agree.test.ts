@@ -34,7 +34,7 @@ const ran = (round: number, steps = PLAN): NewRunEvent[] =>
   ]);
 const asked = (round: number, steps = PLAN): NewRunEvent => ({ type: 'approval_requested', round, request: `req-${round}`, steps });
 const answered: NewRunEvent[] = [
-  { type: 'answer_ready', text: 'x' },
+  { type: 'answer_ready', call: 'synthesizer#9', text: 'x' },
   { type: 'run_finished', status: 'completed', error: null },
 ];
 

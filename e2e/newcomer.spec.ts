@@ -1,0 +1,100 @@
+import { GOOD, TASK } from './content';
+import { expect, plan, runDetail, runIdOf, scriptFake, settled, startRun, test } from './fixtures';
+
+/** What a person new to the dashboard met in one walk through it, each as they see it. */
+
+const ANSWER = { content: JSON.stringify({ claims: [GOOD] }) };
+const REVIEW = { content: JSON.stringify({ reviews: [] }) };
+
+test('a plan a person rejected reads rejected, its steps not run, in the plan card and in Steps, as the Result says, after a reload', async ({ page, request }) => {
+  await scriptFake(request, { planner: [{ content: plan('README.md') }, { content: plan('src/config.ts') }], synthesizer: [ANSWER], reviewer: [REVIEW] });
+  await page.goto('/');
+  await page.getByTestId('task-input').fill(TASK);
+  await page.getByTestId('approval-checkbox').check();
+  await page.getByTestId('submit-run').click();
+  await page.waitForURL(/\/runs\//);
+  const id = runIdOf(page);
+
+  const panel = page.getByTestId('approval-panel');
+  await expect(panel.getByTestId('approval-steps')).toContainText('README.md');
+  await panel.getByTestId('approval-reject').click();
+  await panel.getByTestId('approval-note').fill('Read src/config.ts instead');
+  await panel.getByTestId('approval-submit-reject').click();
+  await expect(panel.getByTestId('approval-steps')).toContainText('src/config.ts');
+  await panel.getByTestId('approval-approve').click();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+
+  const detail = await runDetail(request, id);
+  expect(detail.plans.map((p) => p.ended)).toEqual(['rejected', 'accepted']);
+  expect(detail.plans[0]!.steps.map((s) => s.status)).toEqual(['not_run']);
+
+  await page.reload();
+  const round1 = page.getByTestId('plan-round-1');
+  await expect(round1).toHaveAttribute('data-verdict', 'rejected');
+  await expect(round1.getByTestId('round-verdict')).toHaveText('rejected by local');
+  await expect(round1.getByTestId('step-outcome')).toHaveAttribute('data-status', 'not_run');
+  await expect(page.getByTestId('step-1-0')).toHaveAttribute('data-status', 'not_run');
+  await expect(page.getByTestId('steps-round-1')).toContainText('rejected by local, nothing executed');
+  await expect(page.getByTestId('plan-round-2')).toHaveAttribute('data-verdict', 'accepted');
+  await expect(page.getByTestId('step-2-0')).toHaveAttribute('data-status', 'done');
+});
+
+test('a ReAct run counts turns against its own limit, on its page as on the compare page', async ({ page, request }) => {
+  const id = await startRun(request, { task: TASK, model: 'offline', strategy: 'react' });
+  const detail = await settled(request, id);
+  const turns = detail.plans.length;
+  expect(turns).toBeGreaterThan(1);
+
+  await page.goto(`/runs/${id}`);
+  const rounds = page.getByTestId('run-rounds');
+  // The limit is maxRounds × maxSteps turns (2 × 4 by default), as the ReAct loop counts them.
+  await expect(rounds).toHaveText(`${turns} / 8 max`);
+  await expect(page.getByRole('region', { name: 'Run outcome' })).toContainText('Turns');
+  await expect(page.locator('#plans')).toContainText(`${turns} turns of 8 max`);
+  await expect(page.getByTestId('plan-round-1').getByRole('heading', { name: 'Turn 1' })).toBeVisible();
+  await expect(page.locator('#plans')).not.toContainText('Round 1');
+});
+
+test('"Fork from here" has its visible words in its accessible name', async ({ page, request }) => {
+  await scriptFake(request, { planner: [{ content: plan('src/config.ts') }], synthesizer: [ANSWER], reviewer: [REVIEW] });
+  const id = await startRun(request, { task: TASK, model: 'qwen3:8b' });
+  await settled(request, id);
+  await page.goto(`/runs/${id}`);
+  await expect(page.getByRole('button', { name: /^Fork from here/ })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Fork from here, round 1' })).toBeVisible();
+});
+
+test('the start form clears a stale error when the task changes, says why Start is disabled, and shows the code as a detail', async ({ page }) => {
+  await page.goto('/');
+  const input = page.getByTestId('task-input');
+  await input.fill('   ');
+  await page.getByTestId('submit-run').click();
+  const error = page.getByTestId('start-error');
+  await expect(error).toContainText('task must not be empty');
+  await expect(error.getByTestId('start-error-message')).not.toContainText('invalid_request');
+  await expect(error.getByTestId('start-error-code')).toContainText('invalid_request');
+
+  await input.fill('x'.repeat(100_000));
+  await expect(error).toHaveCount(0);
+  const submit = page.getByTestId('submit-run');
+  await expect(submit).toBeDisabled();
+  const reason = page.getByTestId('submit-disabled-reason');
+  await expect(reason).toContainText('too long');
+  await expect(submit).toHaveAttribute('aria-describedby', 'submit-disabled-reason');
+  await expect(submit).toHaveAccessibleDescription(/too long/);
+
+  await input.fill(TASK);
+  await expect(submit).toBeEnabled();
+  await expect(reason).toHaveCount(0);
+});
+
+test('an offline baseline run says it is the no-model floor, that its grounding only means the quotes exist, and points to a real model', async ({ page, request }) => {
+  const id = await startRun(request, { task: TASK, model: 'offline' });
+  const detail = await settled(request, id);
+  expect(detail.check?.groundingScore).toBe(1);
+  await page.goto(`/runs/${id}`);
+  const note = page.getByTestId('baseline-note');
+  await expect(note).toContainText('no-model floor');
+  await expect(note).toContainText('only that the quoted lines exist');
+  await expect(note.getByRole('link', { name: /real model/ })).toBeVisible();
+});
