@@ -98,3 +98,89 @@ test('an offline baseline run says it is the no-model floor, that its grounding 
   await expect(note).toContainText('only that the quoted lines exist');
   await expect(note.getByRole('link', { name: /real model/ })).toBeVisible();
 });
+
+test('a run that is not stored: the page names the store in use and where it is', async ({ page }) => {
+  await page.goto('/runs/no-such-run');
+  const card = page.getByTestId('run-not-found');
+  // The e2e dashboard keeps its runs in SQLite under .e2e-data (PLANSCOPE_DATA_DIR); on PostgreSQL the card names the database.
+  await expect(card).toContainText('data directory');
+  await expect(card).toContainText('.e2e-data');
+  await expect(card).toContainText('PLANSCOPE_DATA_DIR');
+  await expect(card).not.toContainText('PostgreSQL');
+});
+
+/** A claim that rests on src/config.ts's TODO comment: supported, and flagged plan_as_fact. */
+const PLAN_AS_FACT = {
+  text: 'lantern loads its endpoint from ~/.config/lantern/config.toml.',
+  citations: [{ path: 'src/config.ts', startLine: 23, endLine: 23, quote: 'load the endpoint from a config file' }],
+};
+
+test('the replay difference keeps the Checker\'s plan-as-fact flag, and replays are numbered by request and place in it', async ({ page, request }) => {
+  await scriptFake(request, { planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: JSON.stringify({ claims: [PLAN_AS_FACT] }) }], reviewer: [REVIEW] });
+  const id = await startRun(request, { task: TASK, model: 'qwen3:8b' });
+  const detail = await settled(request, id);
+  expect(detail.check?.claims[0]?.flags?.[0]?.code).toBe('plan_as_fact');
+
+  await page.goto(`/runs/${id}`);
+  await scriptFake(request, { synthesizer: [{ content: JSON.stringify({ claims: [GOOD] }) }] });
+  await page.getByTestId('llm-call-row').filter({ hasText: 'synthesizer#2' }).getByTestId('llm-call-replay').click();
+  const panel = page.getByTestId('replay-panel');
+  await panel.getByTestId('replay-repeat').fill('3');
+  await panel.getByTestId('replay-send').click();
+  await expect(panel.getByTestId('replay-batch')).toHaveText('3 of 3 replies validated');
+
+  const row = panel.getByTestId('replay-diff-row');
+  await expect(row).toHaveAttribute('data-change', 'changed');
+  await expect(row.getByTestId('replay-diff-flag')).toHaveAttribute('data-flag', 'plan_as_fact');
+  await expect(row.getByTestId('replay-diff-flag')).toHaveCount(1);
+  await expect(panel.getByTestId('replay-original').getByTestId('replay-claim-flag')).toHaveAttribute('data-flag', 'plan_as_fact');
+
+  await panel.getByTestId('replay-repeat').fill('1');
+  await panel.getByTestId('replay-send').click();
+  await expect(panel.getByTestId('replay-row')).toHaveCount(4);
+  await expect(panel.getByTestId('replay-name')).toHaveText(['1.1', '1.2', '1.3', '2']);
+  await expect(panel.getByRole('button', { name: 'Show replay 1.2, reply 2 of 3 of request 1' })).toBeVisible();
+  await expect(panel.getByRole('region', { name: 'Stored replays' })).toContainText('4 in 2 requests');
+});
+
+test('Cancel asks once before it is sent, and can be taken back until then', async ({ page, request }) => {
+  await scriptFake(request, { planner: [{ content: plan('src/config.ts') }], synthesizer: [{ ...ANSWER, delayMs: 20_000 }], reviewer: [REVIEW] });
+  const id = await startRun(request, { task: TASK, model: 'qwen3:8b' });
+  await page.goto(`/runs/${id}`);
+  await page.getByTestId('cancel-run').click();
+  const confirm = page.getByRole('group', { name: 'Cancel this run?' });
+  await expect(confirm).toBeVisible();
+  await confirm.getByRole('button', { name: 'Keep it running' }).click();
+  await expect(confirm).toHaveCount(0);
+  expect((await runDetail(request, id)).status).toBe('running');
+  await page.getByTestId('cancel-run').click();
+  await page.getByTestId('cancel-run-confirm').click();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'cancelled', { timeout: 20_000 });
+});
+
+test('a fork at the answer says what it is beside the observations it carried', async ({ page, request }) => {
+  const parent = await startRun(request, { task: TASK, model: 'offline' });
+  await settled(request, parent);
+  const id = await startRun(request, { fork: { run: parent, stage: 'answer' } });
+  await settled(request, id);
+  await page.goto(`/runs/${id}`);
+  await expect(page.getByTestId('run-rounds')).toHaveText('0 · forked at the answer');
+  await expect(page.getByTestId('plans-empty')).toContainText(`A fork at the answer`);
+  await expect(page.getByTestId('plans-empty')).toContainText(`carried from run ${parent}`);
+  await expect(page.getByTestId('plans-empty')).not.toContainText('No plan was proposed');
+});
+
+test('the compare page\'s "Run this task again" says why it chose its strategy and model', async ({ page, request }) => {
+  const id = await startRun(request, { task: 'Where are the default timeouts set? (compare defaults)', model: 'offline' });
+  await settled(request, id);
+  await page.goto(`/compare?a=${id}`);
+  await expect(page.getByTestId('rerun-strategy')).toHaveValue('react');
+  await expect(page.getByTestId('rerun-why')).toContainText('the other strategy (react) with run A');
+  await expect(page.getByTestId('rerun-why')).toContainText('only the strategy differs');
+});
+
+test('the empty Evaluations page points to the Run button as well as the command line', async ({ page }) => {
+  // This spec stores no evaluation, and each e2e run starts from an empty store.
+  await page.goto('/evals');
+  await expect(page.getByTestId('evals-empty')).toContainText('Run button');
+});
