@@ -1,5 +1,5 @@
 import { GOOD, TASK } from './content';
-import { expect, plan, runDetail, runIdOf, scriptFake, settled, startRun, test } from './fixtures';
+import { expect, plan, runDetail, scriptFake, settled, startApprovalRun, startRun, test } from './fixtures';
 
 /** What a person new to the dashboard met in one walk through it, each as they see it. */
 
@@ -8,12 +8,7 @@ const REVIEW = { content: JSON.stringify({ reviews: [] }) };
 
 test('a plan a person rejected reads rejected, its steps not run, in the plan card and in Steps, as the Result says, after a reload', async ({ page, request }) => {
   await scriptFake(request, { planner: [{ content: plan('README.md') }, { content: plan('src/config.ts') }], synthesizer: [ANSWER], reviewer: [REVIEW] });
-  await page.goto('/');
-  await page.getByTestId('task-input').fill(TASK);
-  await page.getByTestId('approval-checkbox').check();
-  await page.getByTestId('submit-run').click();
-  await page.waitForURL(/\/runs\//);
-  const id = runIdOf(page);
+  const id = await startApprovalRun(page, TASK);
 
   const panel = page.getByTestId('approval-panel');
   await expect(panel.getByTestId('approval-steps')).toContainText('README.md');
