@@ -1,18 +1,13 @@
 import { axeFindings } from './axe';
 import { GOOD, TASK } from './content';
-import { expect, keepScreenshot, plan, runDetail, runIdOf, scriptFake, test } from './fixtures';
+import { expect, keepScreenshot, plan, runDetail, scriptFake, startApprovalRun, test } from './fixtures';
 
 const ANSWER = { content: JSON.stringify({ claims: [GOOD] }) };
 const REVIEW = { content: JSON.stringify({ reviews: [{ claim: 1, verdict: 'supported', reason: 'Line 18 sets it.' }] }) };
 
 test('a run started with approval waits; an edited plan, refused live until the Validator accepts it, is approved in the page and runs', async ({ page, request }) => {
   await scriptFake(request, { planner: [{ content: plan('README.md') }], synthesizer: [ANSWER], reviewer: [REVIEW] });
-  await page.goto('/');
-  await page.getByTestId('task-input').fill(TASK);
-  await page.getByTestId('approval-checkbox').check();
-  await page.getByTestId('submit-run').click();
-  await page.waitForURL(/\/runs\//);
-  const id = runIdOf(page);
+  const id = await startApprovalRun(page, TASK);
 
   const panel = page.getByTestId('approval-panel');
   await expect(panel).toBeVisible();

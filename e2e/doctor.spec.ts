@@ -21,7 +21,7 @@ test('the setup checks pass against a healthy setup, showing what each found', a
   await expect(panel.getByTestId('doctor-structured_output')).toContainText('{"city":"Paris","sum":5}');
   await expect(panel.getByTestId('doctor-model_speed')).toContainText('tokens/s');
   await expect(panel.getByTestId('doctor-bridge_starts')).toHaveAttribute('data-verdict', 'ok');
-  await expect(panel.getByRole('list', { name: 'Setup check results' }).getByRole('listitem')).toHaveCount(10);
+  await expect(panel.getByRole('list', { name: 'Setup check results' }).getByRole('listitem')).toHaveCount(11);
 });
 
 test('a model that is not pulled fails its check with the fix, and the checks after it are skipped', async ({ page, request }) => {

@@ -73,3 +73,13 @@ export function runIdOf(page: Page): string {
 export async function keepScreenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true });
 }
+
+/** Starts a run of `task` in the start page's form with "Approve plans before they run" ticked; returns its id once its page is open. */
+export async function startApprovalRun(page: Page, task: string): Promise<string> {
+  await page.goto('/');
+  await page.getByTestId('task-input').fill(task);
+  await page.getByTestId('approval-checkbox').check();
+  await page.getByTestId('submit-run').click();
+  await page.waitForURL(/\/runs\//);
+  return runIdOf(page);
+}

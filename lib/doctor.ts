@@ -16,6 +16,7 @@ export const DoctorCheckId = z.enum([
   'workspace_readable',
   'bridge_starts',
   'data_writable',
+  'workers_available',
   'mcp_servers',
 ]);
 export type DoctorCheckId = z.infer<typeof DoctorCheckId>;

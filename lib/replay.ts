@@ -139,3 +139,19 @@ export const ReplayBatch = z.strictObject({
   total: z.int(),
 });
 export type ReplayBatch = z.infer<typeof ReplayBatch>;
+
+/** Where a stored replay stands among its call's replays: its request (batch), numbered from 1 oldest first, and its place in that batch. */
+export interface ReplayPlace {
+  batch: number;
+  attempt: number;
+  /** Replays the batch holds. */
+  of: number;
+}
+
+/** Each replay's place, in the order given (oldest first): a "Replay 3 times" is one batch of three, not three repeated replays. */
+export function replayPlaces(replays: readonly Pick<ReplayRecord, 'batch' | 'attempt'>[]): ReplayPlace[] {
+  const order = [...new Set(replays.map((r) => r.batch))];
+  const sizes = new Map<string, number>();
+  for (const r of replays) sizes.set(r.batch, (sizes.get(r.batch) ?? 0) + 1);
+  return replays.map((r) => ({ batch: order.indexOf(r.batch) + 1, attempt: r.attempt, of: sizes.get(r.batch)! }));
+}

@@ -93,20 +93,31 @@ export const RoundOutcome = z.strictObject({
 });
 export type RoundOutcome = z.infer<typeof RoundOutcome>;
 
-export function roundOutcomes(view: RunState): RoundOutcome[] {
+/** What a round's outcome is derived from: the run's rounds, its calls, its answer, and how (and whether) it ended. */
+export type OutcomeInputs = Pick<RunState, 'rounds' | 'status' | 'error' | 'llmCalls' | 'answer'>;
+
+export function roundOutcomes(view: OutcomeInputs): RoundOutcome[] {
   // A round set aside at a take-over is in the log and the run's view; the Result reports the round that ran again.
-  return view.rounds
-    .filter((r) => !r.interrupted)
-    .map((r) => ({
+  return view.rounds.filter((r) => !r.interrupted).map((r) => roundOutcome(r, view));
+}
+
+/**
+ * One round's outcome: what the Result reports of it, and what the run page
+ * shows (its badge and each step's), so the two cannot disagree. A round set
+ * aside at a take-over has one too, for the page: it ended `stopped`, its
+ * steps as they were when the process died.
+ */
+export function roundOutcome(r: RoundView, view: OutcomeInputs): RoundOutcome {
+  return {
     round: r.round,
     ...(r.call === null ? {} : { call: r.call }),
     ...(r.goal === null ? {} : { goal: r.goal }),
     steps: shownSteps(r).map((proposed, index) => ({ ...proposed, ...stepOutcome(r, r.steps[index], view) })),
     rejections: r.rejections,
     failures: r.steps.flatMap((s) => (s.error ? [{ step: s.index, path: s.path, code: s.error.code, message: s.error.message }] : [])),
-    ended: roundEnd(r, view),
+    ended: r.interrupted ? 'stopped' : roundEnd(r, view),
     ...(r.approval && { approval: roundApproval(r.approval) }),
-  }));
+  };
 }
 
 /** The plan as proposed, or, once a person edited and approved it, the plan that ran. */
@@ -139,8 +150,8 @@ function rejectedByPerson(r: RoundView): boolean {
 type Outcome = Omit<StepOutcome, keyof ProposedStep>;
 
 /** `step` is the accepted plan's step at the same index; a rejected plan has none. */
-function stepOutcome(round: RoundView, step: StepView | undefined, view: RunState): Outcome {
-  const ended = isTerminal(view.status);
+function stepOutcome(round: RoundView, step: StepView | undefined, view: OutcomeInputs): Outcome {
+  const ended = isTerminal(view.status) || round.interrupted === true;
   if (!round.accepted || !step) return { status: ended || round.rejections.length > 0 ? 'not_run' : 'pending' };
   if (rejectedByPerson(round)) return { status: 'not_run' };
   const known = {
@@ -162,7 +173,7 @@ function stepOutcome(round: RoundView, step: StepView | undefined, view: RunStat
   }
 }
 
-function roundEnd(r: RoundView, view: RunState): RoundEnd | null {
+function roundEnd(r: RoundView, view: OutcomeInputs): RoundEnd | null {
   const ended = isTerminal(view.status);
   if (rejectedByPerson(r)) {
     if (r.replanReasons.length > 0 || laterRoundBegan(view, r.round)) return 'rejected';
@@ -179,10 +190,10 @@ function roundEnd(r: RoundView, view: RunState): RoundEnd | null {
 }
 
 /** A ReAct turn records no `replan_requested`: the next turn's call (or round) says the run went on. */
-function laterRoundBegan(view: RunState, round: number): boolean {
+function laterRoundBegan(view: OutcomeInputs, round: number): boolean {
   return view.rounds.some((r) => r.round > round) || view.llmCalls.some((c) => c.round !== null && c.round > round);
 }
 
-function wentOnToAnswer(view: RunState): boolean {
+function wentOnToAnswer(view: OutcomeInputs): boolean {
   return view.answer !== null || view.llmCalls.some((c) => c.label === 'synthesizer');
 }

@@ -57,3 +57,55 @@ export function runFilterParams(filter: RunFilter): URLSearchParams {
 export function isFiltered(filter: RunFilter): boolean {
   return RUN_FILTER_KEYS.some((key) => filter[key] !== undefined);
 }
+
+/**
+ * The filter the runs list asks for, apart from the address it is written
+ * to: each change applies to the latest filter asked for, not to the
+ * address's, which lags until the navigation lands, so two changes made in
+ * the same moment (or a search right after a choice) both hold. An address
+ * this draft never asked for (Back, a link) is taken as the new filter.
+ */
+export class RunFilterDraft {
+  private latest: RunFilter;
+  private readonly asked = new Set<string>();
+
+  constructor(initial: RunFilter) {
+    this.latest = initial;
+  }
+
+  get current(): RunFilter {
+    return this.latest;
+  }
+
+  /** Applies a change (an unset value clears that key) and returns the whole filter to navigate to. */
+  change(patch: Partial<RunFilter>): RunFilter {
+    const next: RunFilter = { ...this.latest, ...patch };
+    for (const key of RUN_FILTER_KEYS) if (next[key] === undefined) delete next[key];
+    this.latest = next;
+    this.asked.add(runFilterParams(next).toString());
+    return next;
+  }
+
+  /** No filter at all. */
+  clear(): RunFilter {
+    return this.change(Object.fromEntries(RUN_FILTER_KEYS.map((key) => [key, undefined])));
+  }
+
+  /**
+   * The address now names `filter`: the latest filter asked for when this
+   * draft asked for it on the way there (or it is the latest); else the
+   * address's own, `external` (Back, a link), which replaces the draft.
+   */
+  landed(filter: RunFilter): { filter: RunFilter; external: boolean } {
+    const key = runFilterParams(filter).toString();
+    const latest = runFilterParams(this.latest).toString();
+    if (key === latest) {
+      this.asked.clear();
+      return { filter: this.latest, external: false };
+    }
+    if (this.asked.has(key)) return { filter: this.latest, external: false };
+    this.asked.clear();
+    this.latest = filter;
+    return { filter, external: true };
+  }
+}

@@ -507,6 +507,17 @@ export function attemptsOf(view: RunState): number {
   return view.rounds.filter((r) => !r.interrupted).length;
 }
 
+/** What a run's rounds are called: a ReAct run takes turns (one tool call each), a plan-execute run plans rounds. */
+export function roundNoun(strategy: RunState['strategy']): 'round' | 'turn' {
+  return strategy === 'react' ? 'turn' : 'round';
+}
+
+/** How many rounds (or ReAct turns) a run may take: a ReAct run has maxRounds × maxSteps turns, as its loop counts them. */
+export function roundLimit(view: Pick<RunState, 'strategy' | 'limits'>): number | null {
+  if (!view.limits) return null;
+  return view.strategy === 'react' ? view.limits.maxRounds * view.limits.maxSteps : view.limits.maxRounds;
+}
+
 export function isTerminal(status: RunStatus): status is TerminalStatus {
   return (TerminalStatus.options as readonly RunStatus[]).includes(status);
 }

@@ -1,6 +1,10 @@
 import { NotFoundCard } from '@/components/ui/not-found-card';
+import { StoreName } from '@/components/ui/store-place';
+import { getRuntime } from '@/server/runtime';
+import { storePlace } from '@/server/store/store-place';
 
 export default function CompareNotFound() {
+  const store = storePlace(getRuntime().config);
   return (
     <NotFoundCard
       testId="compare-not-found"
@@ -11,7 +15,7 @@ export default function CompareNotFound() {
       ]}
     >
       At least one of the run ids in this address (<code className="font-mono text-xs">a</code> or{' '}
-      <code className="font-mono text-xs">b</code>) names no run stored in this planscope&apos;s data directory.
+      <code className="font-mono text-xs">b</code>) names no run stored in <StoreName store={store} />.
     </NotFoundCard>
   );
 }

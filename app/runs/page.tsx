@@ -24,8 +24,8 @@ export default async function RunsPage({ searchParams }: Props) {
         <h1 className="text-base font-semibold">Runs</h1>
         <ImportBundle />
       </div>
-      {/* Keyed by the filter: the search field starts again from the address when it changes. */}
-      <RunFilters key={params.toString()} filter={filter} models={models} />
+      {/* The form keeps the filter asked for while the address catches up, and takes one it did not ask for (Back, a link). */}
+      <RunFilters filter={filter} models={models} />
       {!parsed.ok && (
         <p role="alert" className="rounded border border-red-300 bg-red-50 px-2.5 py-2 text-xs text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
           The address holds a filter this list does not know ({parsed.message}); all runs are shown.

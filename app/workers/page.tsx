@@ -20,7 +20,8 @@ export default async function WorkersPage() {
           A worker that has not sent a heartbeat for {Math.round(config.workers.lostAfterMs / 1000)} s is lost.
         </p>
       </div>
-      <WorkersView initial={initial} />
+      {/* The dashboard process is a worker unless PLANSCOPE_WORKER=off says otherwise. */}
+      <WorkersView initial={initial} takesRuns={config.worker ?? true} />
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { aggregateCalls, runDurationMs } from '@/lib/result';
-import { attemptsOf } from '@/lib/run-state';
+import { attemptsOf, roundLimit, roundNoun } from '@/lib/run-state';
 import { formatDuration, formatTimestamp, isoOf } from '../format';
 import { Fact } from '../ui/fact';
 import { ScrollBox } from '../ui/scroll-box';
@@ -49,14 +49,9 @@ export function CompareHeader({ side, showTask }: { side: CompareSide; showTask:
           <Fact label="Strategy">
             <span className="font-mono">{view.strategy}</span>
           </Fact>
-          <Fact label={view.strategy === 'react' ? 'Turns' : 'Rounds'}>
+          <Fact label={roundNoun(view.strategy) === 'turn' ? 'Turns' : 'Rounds'}>
             {attemptsOf(view)}
-            {view.limits && (
-              <span className="muted">
-                {' '}
-                / {view.strategy === 'react' ? view.limits.maxRounds * view.limits.maxSteps : view.limits.maxRounds} max
-              </span>
-            )}
+            {view.limits && <span className="muted"> / {roundLimit(view)} max</span>}
           </Fact>
           <Fact label="Duration">{duration === null ? '—' : formatDuration(duration)}</Fact>
           <Fact label="LLM calls">{noLlm && llm.calls === 0 ? <span className="muted">none (baseline)</span> : llm.calls}</Fact>

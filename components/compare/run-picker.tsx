@@ -131,8 +131,11 @@ function RerunForm({ base, rerun }: { base: CompareSide; rerun: RerunOptions }) 
         <button type="submit" className="btn btn-primary h-8 px-3" data-testid="rerun-submit">
           Start and compare
         </button>
-        <p className="basis-full muted">
-          Same task, workspace and round limit as run A; the comparison opens at once and refreshes until the new run is done.
+        <p className="basis-full muted" data-testid="rerun-why">
+          Set to the other strategy ({otherStrategy}) with run A&apos;s model (
+          {base.view.model === rerun.offlineModel ? 'the offline baseline' : base.view.model}), so that only the strategy differs; change
+          either to compare something else. Same task, workspace and round limit as run A; the comparison opens at once and refreshes
+          until the new run is done.
         </p>
       </form>
     </Panel>

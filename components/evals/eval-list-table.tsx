@@ -120,7 +120,7 @@ function EmptyState() {
     <div className="px-3 py-6 text-center text-xs" data-testid="evals-empty">
       <p className="font-medium">No evaluation has been stored yet.</p>
       <p className="mt-1 muted">
-        Run a suite from the command line; it is stored in the same data directory and appears here:
+        Run a stored suite with its Run button below, or from the command line (it is stored in the same store and appears here):
       </p>
       <pre className="mx-auto mt-2 inline-block rounded border border-zinc-200 bg-zinc-50 px-3 py-1.5 text-left font-mono text-[11px] dark:border-zinc-800 dark:bg-zinc-950">
         {EVAL_COMMAND}

@@ -1,10 +1,10 @@
 'use client';
 
 import { usePathname, useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { RunErrorCode } from '@/lib/codes';
 import { PlanProfile, RunStatus, Strategy } from '@/lib/events';
-import { isFiltered, MAX_SEARCH_CHARS, runFilterParams, type ReviewState, type RunFilter } from '@/lib/run-filter';
+import { isFiltered, MAX_SEARCH_CHARS, RunFilterDraft, runFilterParams, type ReviewState, type RunFilter } from '@/lib/run-filter';
 
 const REVIEW_LABELS: Record<ReviewState, string> = {
   judged: 'has human verdicts',
@@ -18,20 +18,31 @@ type ChoiceKey = Exclude<keyof RunFilter, 'q'>;
  * pushed, as each one changes), so a filtered list can be shared and
  * survives a reload; the list itself is narrowed by the store's query.
  */
-export function RunFilters({ filter, models }: { filter: RunFilter; models: readonly string[] }) {
+export function RunFilters({ filter: fromAddress, models }: { filter: RunFilter; models: readonly string[] }) {
   const router = useRouter();
   const pathname = usePathname();
-  const [search, setSearch] = useState(filter.q ?? '');
+  const [draft] = useState(() => new RunFilterDraft(fromAddress));
+  // What the selects show: the latest filter asked for, which the address catches up with.
+  const [filter, setFilter] = useState(fromAddress);
+  const [search, setSearch] = useState(fromAddress.q ?? '');
+  useEffect(() => {
+    const { filter: next, external } = draft.landed(fromAddress);
+    setFilter(next);
+    // An address this form did not ask for (Back, a link) brings its own search words.
+    if (external) setSearch(fromAddress.q ?? '');
+  }, [draft, fromAddress]);
 
-  const go = (next: RunFilter) => {
+  const go = (patch: Partial<RunFilter> | null) => {
+    const next = patch === null ? draft.clear() : draft.change(patch);
+    setFilter(next);
     const query = runFilterParams(next).toString();
     router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
   };
-  const choose = (key: ChoiceKey, value: string) => go({ ...filter, [key]: value === '' ? undefined : value });
+  const choose = (key: ChoiceKey, value: string) => go({ [key]: value === '' ? undefined : value });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const q = search.trim();
-    go({ ...filter, q: q === '' ? undefined : q });
+    go({ q: q === '' ? undefined : q });
   };
 
   const choice = (key: ChoiceKey, label: string, options: readonly string[], labels: Partial<Record<string, string>> = {}) => (
@@ -87,7 +98,7 @@ export function RunFilters({ filter, models }: { filter: RunFilter; models: read
             className="btn"
             onClick={() => {
               setSearch('');
-              go({});
+              go(null);
             }}
           >
             Clear filters

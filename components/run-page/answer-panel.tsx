@@ -1,3 +1,4 @@
+import Link from 'next/link';
 import { memo } from 'react';
 import { formatCitation } from '@/lib/answer';
 import type { AnswerCheck, CheckedCitation, CheckedClaim, CitationVerdict } from '@/lib/checker';
@@ -47,6 +48,7 @@ export const AnswerPanel = memo(function AnswerPanel({
   check,
   review,
   runLive,
+  baseline = false,
   judging = null,
   onOpenCitation,
   onOpenCall,
@@ -55,6 +57,8 @@ export const AnswerPanel = memo(function AnswerPanel({
   check: AnswerCheck | null;
   review: RunState['review'];
   runLive: boolean;
+  /** The offline baseline answered: no model wrote this. */
+  baseline?: boolean;
   /** Null while the run is live (verdicts are given once it has ended) and where none are shown. */
   judging?: Judging | null;
   onOpenCitation: (citation: CheckedCitation) => void;
@@ -62,6 +66,7 @@ export const AnswerPanel = memo(function AnswerPanel({
 }) {
   return (
     <Panel id="answer" title="Answer" aside={check ? <GroundingScore check={check} /> : answer && runLive ? <span>checking citations…</span> : null}>
+      {baseline && answer !== null && <BaselineNote />}
       {check ? (
         <>
           <ol className="divide-y divide-zinc-100 dark:divide-zinc-800">
@@ -91,6 +96,21 @@ export const AnswerPanel = memo(function AnswerPanel({
     </Panel>
   );
 });
+
+/** The baseline's quotes are grounded by construction: a full score here says nothing of an answer. */
+function BaselineNote() {
+  return (
+    <p
+      data-testid="baseline-note"
+      className="border-b border-amber-300 bg-amber-50 px-3 py-2 text-xs text-amber-950 dark:border-amber-800 dark:bg-amber-950/50 dark:text-amber-100"
+    >
+      <span className="font-semibold">The offline baseline, the no-model floor.</span> No model answered: it ranked files by the
+      task&apos;s words and quoted their lines. Its grounding score, 100% or not, means only that the quoted lines exist, not that
+      they answer the task. For an answer, <Link href="/#setup-checks" className="link">start a run with a real model</Link> (the setup
+      checks on the start page say what is missing).
+    </p>
+  );
+}
 
 function GroundingScore({ check }: { check: AnswerCheck }) {
   const pct = Math.round(check.groundingScore * 100);

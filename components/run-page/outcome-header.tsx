@@ -2,9 +2,10 @@
 
 import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useState } from 'react';
 import { bundleFileName, type RunImport } from '@/lib/bundle';
 import { aggregateCalls, runDurationMs, toResult } from '@/lib/result';
-import { attemptsOf, isTerminal, type RunState } from '@/lib/run-state';
+import { attemptsOf, isTerminal, roundLimit, roundNoun, type RunState } from '@/lib/run-state';
 import { fetchJson } from '../fetch-json';
 import { formatDuration, formatTimestamp, isoOf } from '../format';
 import { CopyButton } from '../ui/copy-button';
@@ -37,8 +38,10 @@ export function OutcomeHeader({
   const now = useNow(live);
   const duration = runDurationMs(view, now ?? undefined);
   const llm = aggregateCalls(view.llmCalls);
+  const limit = roundLimit(view);
   const resultJson = () => JSON.stringify(toResult(runId, view), null, 2);
 
+  const [confirming, setConfirming] = useState(false);
   const cancel = useMutation({
     mutationFn: () => fetchJson<unknown>(`/api/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' }),
   });
@@ -62,17 +65,29 @@ export function OutcomeHeader({
         </span>
         <ConnectionIndicator state={connection} eventCount={view.lastSeq} />
         <div className="ml-auto flex flex-wrap items-center gap-2">
-          {live && (
-            <button
-              type="button"
-              className="btn btn-danger"
-              data-testid="cancel-run"
-              onClick={() => cancel.mutate()}
-              disabled={cancel.isPending || cancel.isSuccess}
-            >
-              {cancel.isPending ? 'Cancelling…' : cancel.isSuccess ? 'Cancel requested' : 'Cancel run'}
-            </button>
-          )}
+          {live &&
+            (confirming && cancel.isIdle ? (
+              // A cancel cannot be taken back once sent: one more click, with a way out, before it is.
+              <span role="group" aria-label="Cancel this run?" className="flex items-center gap-1.5" data-testid="cancel-confirm">
+                <span className="text-xs">Cancel this run? This cannot be undone.</span>
+                <button type="button" className="btn btn-danger" data-testid="cancel-run-confirm" onClick={() => cancel.mutate()}>
+                  Yes, cancel it
+                </button>
+                <button type="button" className="btn" data-testid="cancel-run-keep" onClick={() => setConfirming(false)}>
+                  Keep it running
+                </button>
+              </span>
+            ) : (
+              <button
+                type="button"
+                className="btn btn-danger"
+                data-testid="cancel-run"
+                onClick={() => setConfirming(true)}
+                disabled={cancel.isPending || cancel.isSuccess}
+              >
+                {cancel.isPending ? 'Cancelling…' : cancel.isSuccess ? 'Cancel requested' : 'Cancel run'}
+              </button>
+            ))}
           {traceUrl && (
             <a href={traceUrl} target="_blank" rel="noopener noreferrer" className="btn" data-testid="trace-link" title="This run as an OpenTelemetry trace">
               View trace
@@ -120,9 +135,15 @@ export function OutcomeHeader({
             <span className="font-mono">{view.strategy}</span>
             {view.profile === 'general' && <span className="muted"> · general plans</span>}
           </Fact>
-          <Fact label="Rounds">
-            {attemptsOf(view)}
-            {view.limits && <span className="muted"> / {view.limits.maxRounds} max</span>}
+          <Fact label={roundNoun(view.strategy) === 'turn' ? 'Turns' : 'Rounds'}>
+            <span data-testid="run-rounds">
+              {attemptsOf(view)}
+              {view.forkedFrom?.stage === 'answer' && view.rounds.length === 0 ? (
+                <span className="muted"> · forked at the answer</span>
+              ) : (
+                limit !== null && <span className="muted"> / {limit} max</span>
+              )}
+            </span>
           </Fact>
           <Fact label="Duration">
             <span className={live ? 'text-sky-700 dark:text-sky-300' : ''} data-testid="run-duration">

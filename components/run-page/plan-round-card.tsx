@@ -7,6 +7,7 @@ import { StatusBadge } from '../ui/status-badge';
 import { GeneralStepDetails } from './general-step-details';
 import { navTarget } from './run-keys';
 import { diffRounds } from './round-diff';
+import type { RoundVerdict, ShownRound } from './round-verdict';
 
 /**
  * One round's plan exactly as the model proposed it, with the validator's
@@ -14,28 +15,27 @@ import { diffRounds } from './round-diff';
  * that sent the run into the next one.
  */
 export const PlanRoundCard = memo(function PlanRoundCard({
-  round,
+  shown,
+  noun,
   previous,
   nextRound,
   call,
-  runLive,
   onOpenCall,
   onFork,
 }: {
-  round: RoundView;
+  shown: ShownRound;
+  noun: 'round' | 'turn';
   previous: RoundView | null;
   nextRound: number | null;
   call: LlmCallView | null;
-  runLive: boolean;
   onOpenCall: (call: string) => void;
   /** Opens the fork editor on this round; absent while the run goes on (a running run cannot be forked). */
   onFork?: (round: RoundView) => void;
 }) {
+  const { round, outcome, verdict } = shown;
+  const tone = TONE[verdict.tone];
   const planLevel = round.rejections.filter((r) => r.step === null);
-  // A plan a person edited before approving it runs instead of the one proposed: the card shows what ran.
-  const edited = round.approval?.decision?.steps !== undefined;
-  const steps = (edited ? null : round.proposed) ?? (round.accepted ? round.steps.map((s) => s.step) : []);
-  const verdict = roundVerdict(round, call, runLive);
+  const Noun = noun === 'turn' ? 'Turn' : 'Round';
 
   return (
     <article
@@ -43,18 +43,15 @@ export const PlanRoundCard = memo(function PlanRoundCard({
       data-verdict={verdict.key}
       aria-labelledby={`round-${roundKey(round)}-title`}
       {...navTarget('run-item')}
-      className={`@container h-full rounded border bg-white dark:bg-zinc-900 ${verdict.border}`}
+      className={`@container h-full rounded border bg-white dark:bg-zinc-900 ${tone.border}`}
     >
       <header className="flex flex-wrap items-center gap-2 border-b border-zinc-200 px-2.5 py-1.5 dark:border-zinc-800">
         <h3 id={`round-${roundKey(round)}-title`} className="text-sm font-semibold">
-          Round {round.round}
+          {Noun} {round.round}
         </h3>
-        {round.interrupted && (
-          <span className="rounded bg-amber-100 px-1.5 py-px text-[11px] font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-100" data-testid="round-interrupted">
-            interrupted · ran again
-          </span>
-        )}
-        <span className={`rounded px-1.5 py-px text-[11px] font-medium ${verdict.pill}`}>{verdict.label}</span>
+        <span className={`rounded px-1.5 py-px text-[11px] font-medium ${tone.pill}`} data-testid={round.interrupted ? 'round-interrupted' : 'round-verdict'}>
+          {verdict.label}
+        </span>
         {round.call ? (
           <button type="button" className="link ml-auto font-mono text-[11px]" onClick={() => onOpenCall(round.call!)} title="Open this planner call's raw prompt and response">
             {round.call}
@@ -73,7 +70,7 @@ export const PlanRoundCard = memo(function PlanRoundCard({
             className={`btn py-0 text-[11px] ${!round.call && round.proposed === null ? 'ml-auto' : ''}`}
             onClick={() => onFork(round)}
             data-testid="fork-from-here"
-            aria-label={`Fork from round ${round.round}`}
+            aria-label={`Fork from here, ${noun} ${round.round}`}
           >
             Fork from here
           </button>
@@ -86,7 +83,7 @@ export const PlanRoundCard = memo(function PlanRoundCard({
             <span className="muted">Goal:</span> <span className="break-anywhere">{round.goal}</span>
           </p>
         )}
-        {previous && (round.proposed !== null || round.accepted) && <RoundDiffView previous={previous} round={round} />}
+        {previous && (round.proposed !== null || round.accepted) && <RoundDiffView previous={previous} round={round} noun={noun} />}
 
         {planLevel.map((r, i) => (
           <RejectionLine key={i} rejection={r}>
@@ -98,9 +95,9 @@ export const PlanRoundCard = memo(function PlanRoundCard({
           </RejectionLine>
         ))}
 
-        {steps.length > 0 ? (
+        {outcome.steps.length > 0 ? (
           <ol className="grid gap-1.5 @3xl:grid-cols-2">
-            {steps.map((step, index) => {
+            {outcome.steps.map((step, index) => {
               const executed = round.accepted ? round.steps.find((s) => s.index === index) : undefined;
               const rejections = round.rejections.filter((r) => r.step === index);
               return (
@@ -124,7 +121,7 @@ export const PlanRoundCard = memo(function PlanRoundCard({
                       <div className="mt-0.5 text-xs text-zinc-600 break-anywhere dark:text-zinc-400">{step.purpose}</div>
                       <GeneralStepDetails step={step} executed={executed} />
                     </div>
-                    {executed && <StatusBadge status={executed.status} />}
+                    {(executed || outcome.ended !== null) && <StatusBadge status={step.status} testId="step-outcome" />}
                   </div>
                   {rejections.map((r, i) => (
                     <div key={i} className="mt-1 pl-6">
@@ -138,13 +135,13 @@ export const PlanRoundCard = memo(function PlanRoundCard({
         ) : (
           planLevel.length === 0 && (
             <p className="text-xs muted">
-              {verdict.key === 'planning' ? 'The planner is thinking…' : call?.error ? call.error.message : 'No plan.'}
+              {verdict.key === 'planning' ? (noun === 'turn' ? 'The model is choosing its next read…' : 'The planner is thinking…') : call?.error ? call.error.message : 'No plan.'}
             </p>
           )
         )}
 
         {round.approval && <ApprovalLine approval={round.approval} />}
-        {round.replanReasons.length > 0 && <ReplanReasons reasons={round.replanReasons} nextRound={nextRound} />}
+        {round.replanReasons.length > 0 && <ReplanReasons reasons={round.replanReasons} nextRound={nextRound} noun={noun} />}
       </div>
     </article>
   );
@@ -170,42 +167,13 @@ function ApprovalLine({ approval }: { approval: ApprovalView }) {
   );
 }
 
-function roundVerdict(round: RoundView, call: LlmCallView | null, runLive: boolean) {
-  if (round.accepted)
-    return {
-      key: 'accepted',
-      label: 'accepted',
-      pill: 'bg-emerald-100 text-emerald-800 dark:bg-emerald-950 dark:text-emerald-300',
-      border: 'border-zinc-200 dark:border-zinc-800',
-    };
-  if (round.rejections.length > 0)
-    return {
-      key: 'rejected',
-      label: `rejected (${round.rejections.length})`,
-      pill: 'bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-300',
-      border: 'border-red-300 dark:border-red-900',
-    };
-  if (call?.error)
-    return {
-      key: 'call_failed',
-      label: `call failed: ${call.error.code}`,
-      pill: 'bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-300',
-      border: 'border-red-300 dark:border-red-900',
-    };
-  if (runLive)
-    return {
-      key: 'planning',
-      label: 'planning…',
-      pill: 'bg-sky-100 text-sky-800 dark:bg-sky-950 dark:text-sky-300',
-      border: 'border-sky-300 dark:border-sky-800',
-    };
-  return {
-    key: 'none',
-    label: 'no plan',
-    pill: 'bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300',
-    border: 'border-zinc-200 dark:border-zinc-800',
-  };
-}
+const TONE: Record<RoundVerdict['tone'], { pill: string; border: string }> = {
+  ok: { pill: 'bg-emerald-100 text-emerald-800 dark:bg-emerald-950 dark:text-emerald-300', border: 'border-zinc-200 dark:border-zinc-800' },
+  bad: { pill: 'bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-300', border: 'border-red-300 dark:border-red-900' },
+  warn: { pill: 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-100', border: 'border-amber-300 dark:border-amber-800' },
+  live: { pill: 'bg-sky-100 text-sky-800 dark:bg-sky-950 dark:text-sky-300', border: 'border-sky-300 dark:border-sky-800' },
+  neutral: { pill: 'bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300', border: 'border-zinc-200 dark:border-zinc-800' },
+};
 
 function RejectionLine({ rejection, compact = false, children }: { rejection: Rejection; compact?: boolean; children?: ReactNode }) {
   return (
@@ -223,13 +191,13 @@ function RejectionLine({ rejection, compact = false, children }: { rejection: Re
   );
 }
 
-function RoundDiffView({ previous, round }: { previous: RoundView; round: RoundView }) {
+function RoundDiffView({ previous, round, noun }: { previous: RoundView; round: RoundView; noun: string }) {
   const diff = diffRounds(previous, round);
   const unchanged = diff.added.length === 0 && diff.dropped.length === 0;
   return (
     <div data-testid="round-diff" className="rounded bg-zinc-50 px-2 py-1.5 text-xs dark:bg-zinc-800/60">
       <div className="mb-1 text-[11px] font-medium text-zinc-600 dark:text-zinc-400">
-        Changes since round {previous.round}
+        Changes since {noun} {previous.round}
         {unchanged && <span className="font-normal"> — same files</span>}
       </div>
       <dl className="space-y-0.5">
@@ -257,11 +225,11 @@ function DiffRow({ label, sign, paths, tone }: { label: string; sign: string; pa
   );
 }
 
-function ReplanReasons({ reasons, nextRound }: { reasons: ReplanReason[]; nextRound: number | null }) {
+function ReplanReasons({ reasons, nextRound, noun }: { reasons: ReplanReason[]; nextRound: number | null; noun: string }) {
   return (
     <div data-testid="replan-reasons" className="rounded border border-amber-300 bg-amber-50 px-2 py-1.5 text-xs dark:border-amber-800 dark:bg-amber-950/40">
       <div className="mb-1 font-medium text-amber-900 dark:text-amber-200">
-        Re-plan requested{nextRound !== null ? ` → round ${nextRound}` : ''}, because:
+        Re-plan requested{nextRound !== null ? ` → ${noun} ${nextRound}` : ''}, because:
       </div>
       <ul className="space-y-0.5">
         {reasons.map((r, i) => (

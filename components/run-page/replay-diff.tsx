@@ -1,5 +1,6 @@
 import type { ReplayJudgement } from '@/lib/replay';
 import { changedRows, diffParsed, type Change, type Row } from '@/lib/replay-diff';
+import { ClaimFlagsNote } from '../ui/claim-flags-note';
 import { ClaimVerdictPill } from '../ui/claim-verdict';
 import type { ReactNode } from 'react';
 
@@ -56,6 +57,7 @@ export function ReplayDiff({ original, replay }: { original: ReplayJudgement | n
                   show={(c) => (
                     <>
                       <ClaimVerdictPill verdict={c.verdict} /> {c.text}
+                      <ClaimFlagsNote claim={c} testId="replay-diff-flag" className="mt-0.5 text-[11px]" />
                     </>
                   )}
                 />

@@ -1,5 +1,6 @@
 import { formatCitation } from '@/lib/answer';
 import type { ReplayJudgement } from '@/lib/replay';
+import { ClaimFlagsNote } from '../ui/claim-flags-note';
 import { ClaimVerdictPill } from '../ui/claim-verdict';
 import { Code } from '../ui/panel';
 
@@ -43,6 +44,7 @@ export function ReplayJudgementView({ judgement }: { judgement: ReplayJudgement 
                   {claim.citations.map((c) => `${formatCitation(c)} ${c.verdict}`).join(' · ')}
                 </span>
               )}
+              <ClaimFlagsNote claim={claim} testId="replay-claim-flag" className="mt-0.5 text-[11px]" />
             </li>
           ))}
         </ul>

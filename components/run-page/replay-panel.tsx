@@ -3,7 +3,7 @@
 import { useState, type ReactNode } from 'react';
 import type { ForkRunOutcome } from '@/lib/api';
 import type { CallOptions } from '@/lib/events';
-import type { ChatMessage, ReplayBatch, ReplayedCall, ReplayRecord, ReplayReply, ReplayRequest } from '@/lib/replay';
+import { replayPlaces, type ChatMessage, type ReplayBatch, type ReplayedCall, type ReplayRecord, type ReplayReply, type ReplayRequest } from '@/lib/replay';
 import { formatCount, formatDuration, formatTimestamp } from '../format';
 import { Code } from '../ui/panel';
 import { ReplayDiff } from './replay-diff';
@@ -236,13 +236,17 @@ function ReplyCard({ title, testId, reply, error = null, footer }: { title: stri
 
 function ReplayList({ replays, shown, onShow }: { replays: ReplayRecord[]; shown: string | null; onShow: (id: string) => void }) {
   if (replays.length === 0) return null;
+  const places = replayPlaces(replays);
+  const batches = places.at(-1)!.batch;
   return (
     <section aria-label="Stored replays">
-      <h4 className="mb-1 text-xs font-semibold">Replays of this call · {replays.length}</h4>
+      <h4 className="mb-1 text-xs font-semibold">
+        Replays of this call · {replays.length} in {batches} {batches === 1 ? 'request' : 'requests'}
+      </h4>
       <table className="w-full border-collapse text-xs" data-testid="replay-list">
         <thead>
           <tr>
-            <th className="th">#</th>
+            <th className="th">Replay</th>
             <th className="th">When</th>
             <th className="th">Model</th>
             <th className="th num">Temp</th>
@@ -251,13 +255,22 @@ function ReplayList({ replays, shown, onShow }: { replays: ReplayRecord[]; shown
           </tr>
         </thead>
         <tbody>
-          {replays.map((r, i) => (
+          {replays.map((r, i) => {
+            const { batch, attempt, of } = places[i]!;
+            const name = of === 1 ? `${batch}` : `${batch}.${attempt}`;
+            return (
             <tr key={r.id} data-testid="replay-row" data-validated={r.judgement?.validated ?? false} aria-current={r.id === shown || undefined} className={r.id === shown ? 'bg-sky-50 dark:bg-sky-950/40' : ''}>
               <td className="td">
-                <button type="button" className="link" onClick={() => onShow(r.id)} aria-label={`Show replay ${i + 1}`}>
-                  {i + 1}
+                <button
+                  type="button"
+                  className="link font-mono"
+                  onClick={() => onShow(r.id)}
+                  aria-label={of === 1 ? `Show replay ${batch}` : `Show replay ${name}, reply ${attempt} of ${of} of request ${batch}`}
+                  data-testid="replay-name"
+                >
+                  {name}
                 </button>
-                {r.attempt > 1 && <span className="muted"> (×{r.attempt})</span>}
+                {of > 1 && <span className="muted"> · {attempt} of {of}</span>}
               </td>
               <td className="td whitespace-nowrap">{formatTimestamp(r.createdAt)}</td>
               <td className="td font-mono">{r.request.model}</td>
@@ -265,7 +278,8 @@ function ReplayList({ replays, shown, onShow }: { replays: ReplayRecord[]; shown
               <td className="td">{r.error ? <Code>{r.error.code}</Code> : 'ok'}</td>
               <td className="td">{r.judgement === null ? '—' : r.judgement.validated ? 'yes' : 'no'}</td>
             </tr>
-          ))}
+            );
+          })}
         </tbody>
       </table>
     </section>

@@ -5,11 +5,11 @@ import type { RunImport } from '@/lib/bundle';
 import type { CheckedCitation } from '@/lib/checker';
 import type { RunEvent } from '@/lib/events';
 import { checkPlanPath, SHAPE_ONLY_POLICY } from '@/lib/policy';
-import { isTerminal, pendingApproval, roundOf } from '@/lib/run-state';
+import { isTerminal, pendingApproval, roundLimit, roundNoun, roundOf } from '@/lib/run-state';
 import { prefersReducedMotion } from '../keyboard/use-shortcuts';
 import { useGiveVerdict } from '../human-verdicts/give-verdict';
 import type { RunSummary } from '@/lib/api';
-import type { RoundView } from '@/lib/run-state';
+import type { RoundView, RunState } from '@/lib/run-state';
 import { AnswerPanel, type Judging } from './answer-panel';
 import { ApprovalPanel, type ApprovalSettings } from './approval-panel';
 import { ForkEditor, type ForkSettings } from './fork-editor';
@@ -24,6 +24,7 @@ import { SaveCase } from './save-case';
 import { PlanRounds } from './plan-rounds';
 import { RunAnnouncer } from './run-announcer';
 import { useRunPageKeys } from './run-keys';
+import { shownRounds } from './round-verdict';
 import { StepTimeline } from './step-timeline';
 import type { TextHead } from './text-head';
 import { useRunEvents } from './use-run-events';
@@ -77,6 +78,10 @@ export function RunView({
   const waiting = pendingApproval(view);
   const waitingRound = waiting ? (roundOf(view, waiting.round) ?? null) : null;
   const observed = useMemo(() => new Set(Object.keys(view.observations)), [view.observations]);
+  // What the Result says of each round is what the page shows: recomputed only when something it reads changed.
+  const { rounds, status, llmCalls, error, answer, strategy } = view;
+  const shown = useMemo(() => shownRounds({ rounds, status, llmCalls, error, answer, strategy }), [rounds, status, llmCalls, error, answer, strategy]);
+  const noun = roundNoun(view.strategy);
   useRunPageKeys();
 
   const openObservation = useCallback((path: string, range: LineRange | null = null, focus = false) => {
@@ -122,10 +127,12 @@ export function RunView({
         <ApprovalPanel key={waiting.request} runId={runId} view={view} round={waitingRound} request={waiting.request} settings={approval} />
       )}
       <PlanRounds
-        rounds={view.rounds}
+        rounds={shown}
         calls={view.llmCalls}
-        maxRounds={view.limits?.maxRounds ?? null}
+        noun={noun}
+        limit={roundLimit(view)}
         runLive={live}
+        emptyNote={answerStageFork(view)}
         onOpenCall={openLlmCall}
         {...(fork && { onFork: setForkRound })}
       />
@@ -138,11 +145,12 @@ export function RunView({
             check={view.check}
             review={view.review}
             runLive={live}
+            baseline={view.baseline}
             judging={judging}
             onOpenCitation={openCitation}
             onOpenCall={openLlmCall}
           />
-          <StepTimeline rounds={view.rounds} runLive={live} observed={observed} onOpenObservation={openObservation} />
+          <StepTimeline rounds={shown} noun={noun} runLive={live} observed={observed} onOpenObservation={openObservation} />
         </div>
         <div className={`min-w-0 lg:sticky lg:top-14 ${observed.size > 0 ? 'lg:h-[calc(100dvh-4.5rem)]' : ''}`}>
           <ObservationViewer
@@ -161,4 +169,11 @@ export function RunView({
       <LlmCallDrawer runId={runId} call={call} replaying={replaying} onReplayingChange={setReplaying} onClose={() => setOpenCall(null)} forkRun={fork?.forkRun ?? null} />
     </div>
   );
+}
+
+/** A fork at the answer stage plans no round: say what it is, not that its planner proposed nothing. */
+function answerStageFork(view: RunState): string | null {
+  if (view.forkedFrom?.stage !== 'answer') return null;
+  const reads = view.carried?.observations.length ?? 0;
+  return `A fork at the answer: it plans and reads nothing itself, and answers again from the ${reads} ${reads === 1 ? 'observation' : 'observations'} it carried from run ${view.forkedFrom.run}.`;
 }

@@ -1,28 +1,32 @@
 'use client';
 
 import { memo } from 'react';
-import { roundKey, type RoundView, type StepView } from '@/lib/run-state';
+import type { StepOutcomeStatus } from '@/lib/round-outcome';
+import { roundKey, type StepView } from '@/lib/run-state';
 import { formatDuration } from '../format';
 import { Code, Panel } from '../ui/panel';
 import { StatusBadge } from '../ui/status-badge';
 import { useNow } from '../use-now';
+import type { ShownRound } from './round-verdict';
 
 /** The executor's work, round by round: each step's status, how long it took, and why it failed. */
 export const StepTimeline = memo(function StepTimeline({
   rounds,
+  noun,
   runLive,
   onOpenObservation,
   observed,
 }: {
-  rounds: RoundView[];
+  rounds: ShownRound[];
+  noun: 'round' | 'turn';
   runLive: boolean;
   onOpenObservation: (path: string) => void;
   observed: ReadonlySet<string>;
 }) {
-  const steps = rounds.flatMap((r) => r.steps);
+  const steps = rounds.flatMap((r) => r.round.steps);
   const anyRunning = steps.some((s) => s.status === 'running');
   const now = useNow(anyRunning, 250);
-  const counts = countBy(steps.map((s) => s.status));
+  const counts = countBy(rounds.flatMap((r) => (r.round.steps.length > 0 ? r.outcome.steps.map((s) => s.status) : [])));
 
   return (
     <Panel
@@ -40,8 +44,8 @@ export const StepTimeline = memo(function StepTimeline({
         <p className="px-3 py-3 text-xs muted">{runLive ? 'No plan accepted yet.' : 'No steps ran.'}</p>
       ) : (
         <div className="divide-y divide-zinc-200 dark:divide-zinc-800">
-          {rounds.map((round) => (
-            <RoundSteps key={roundKey(round)} round={round} now={now} onOpenObservation={onOpenObservation} observed={observed} />
+          {rounds.map((shown) => (
+            <RoundSteps key={roundKey(shown.round)} shown={shown} noun={noun} now={now} onOpenObservation={onOpenObservation} observed={observed} />
           ))}
         </div>
       )}
@@ -50,26 +54,32 @@ export const StepTimeline = memo(function StepTimeline({
 });
 
 function RoundSteps({
-  round,
+  shown,
+  noun,
   now,
   onOpenObservation,
   observed,
 }: {
-  round: RoundView;
+  shown: ShownRound;
+  noun: 'round' | 'turn';
   now: number | null;
   onOpenObservation: (path: string) => void;
   observed: ReadonlySet<string>;
 }) {
+  const { round, outcome, verdict } = shown;
   const span = timeSpan(round.steps, now);
   return (
-    <div className="px-3 py-2">
+    <div className="px-3 py-2" data-testid={`steps-round-${roundKey(round)}`}>
       <h3 className="mb-1 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">
-        Round {round.round}
+        {noun === 'turn' ? 'Turn' : 'Round'} {round.round}
         {round.interrupted && <span className="ml-2 font-normal tracking-normal normal-case">— interrupted, ran again</span>}
         {!round.accepted && (
           <span className="ml-2 font-normal tracking-normal normal-case">
             {round.rejections.length > 0 ? '— plan rejected, nothing executed' : '— no accepted plan'}
           </span>
+        )}
+        {round.accepted && verdict.key === 'rejected' && (
+          <span className="ml-2 font-normal tracking-normal normal-case">— {verdict.label}, nothing executed</span>
         )}
       </h3>
       {round.steps.length > 0 && (
@@ -79,6 +89,7 @@ function RoundSteps({
               key={step.index}
               round={round.round}
               step={step}
+              status={outcome.steps[step.index]?.status ?? step.status}
               now={now}
               span={span}
               onOpenObservation={observed.has(step.path) ? onOpenObservation : null}
@@ -93,12 +104,15 @@ function RoundSteps({
 function StepRow({
   round,
   step,
+  status,
   now,
   span,
   onOpenObservation,
 }: {
   round: number;
   step: StepView;
+  /** The step's outcome, as the Result reports it. */
+  status: StepOutcomeStatus;
   now: number | null;
   span: { start: number; length: number } | null;
   onOpenObservation: ((path: string) => void) | null;
@@ -106,10 +120,10 @@ function StepRow({
   const duration = step.status === 'running' && step.startedAt !== null && now !== null ? now - step.startedAt : step.durationMs;
   const bar = span && step.startedAt !== null && duration !== null ? { left: (step.startedAt - span.start) / span.length, width: duration / span.length } : null;
   return (
-    <li data-testid={`step-${round}-${step.index}`} data-status={step.status} className="grid grid-cols-[1.25rem_5.5rem_minmax(0,1fr)_4.5rem] items-start gap-x-2 text-xs">
+    <li data-testid={`step-${round}-${step.index}`} data-status={status} className="grid grid-cols-[1.25rem_5.5rem_minmax(0,1fr)_4.5rem] items-start gap-x-2 text-xs">
       <span className="pt-0.5 text-right font-mono text-[11px] text-zinc-500 dark:text-zinc-400">{step.index + 1}</span>
       <span className="pt-px">
-        <StatusBadge status={step.status} />
+        <StatusBadge status={status} />
       </span>
       <div className="min-w-0 pt-0.5">
         <div className="flex min-w-0 items-baseline gap-2">

@@ -25,7 +25,7 @@ export function SetupChecksPanel() {
   });
 
   return (
-    <section data-testid="setup-checks" aria-labelledby="setup-checks-title" className="space-y-1.5 border-t border-zinc-200 pt-3 dark:border-zinc-800">
+    <section id="setup-checks" data-testid="setup-checks" aria-labelledby="setup-checks-title" className="space-y-1.5 border-t border-zinc-200 pt-3 dark:border-zinc-800">
       <div className="flex items-center gap-2">
         <h2 id="setup-checks-title" className="text-xs font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">
           Setup checks

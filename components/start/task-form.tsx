@@ -65,9 +65,14 @@ export function TaskForm({
   };
 
   const tooLong = task.length > defaults.maxTaskChars;
+  // Said beside the button it disables, not only by the counter's colour.
+  const disabledReason = tooLong
+    ? `The task is too long: ${task.length.toLocaleString('en')} characters, at most ${defaults.maxTaskChars.toLocaleString('en')}. Shorten it to start.`
+    : null;
 
   return (
-    <form onSubmit={submit} className="space-y-3" aria-describedby={error ? 'start-error' : undefined}>
+    // Any change to what would be sent makes the last refusal stale: it goes.
+    <form onSubmit={submit} onChange={() => setError(null)} className="space-y-3" aria-describedby={error ? 'start-error' : undefined}>
       <div>
         <label htmlFor="task" className="label">
           Task
@@ -207,16 +212,31 @@ export function TaskForm({
           data-testid="start-error"
           className="rounded border border-red-300 bg-red-50 px-2.5 py-2 text-xs text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
         >
-          <code className="mr-1.5 font-mono font-semibold">{error.code}</code>
-          <span className="break-anywhere">{error.message}</span>
+          <p className="break-anywhere" data-testid="start-error-message">
+            {error.message}
+          </p>
+          <p className="mt-0.5 text-[11px] opacity-80" data-testid="start-error-code">
+            code <code className="font-mono">{error.code}</code>
+          </p>
         </div>
       )}
 
       <div className="flex items-center gap-3">
-        <button type="submit" className="btn btn-primary h-8 px-4" data-testid="submit-run" disabled={pending || tooLong}>
+        <button
+          type="submit"
+          className="btn btn-primary h-8 px-4"
+          data-testid="submit-run"
+          disabled={pending || tooLong}
+          aria-describedby={disabledReason ? 'submit-disabled-reason' : undefined}
+        >
           {pending ? 'Starting…' : 'Start run'}
         </button>
-        {model === defaults.offlineModel && (
+        {disabledReason && (
+          <span id="submit-disabled-reason" data-testid="submit-disabled-reason" className="text-xs text-red-700 dark:text-red-300">
+            {disabledReason}
+          </span>
+        )}
+        {!disabledReason && model === defaults.offlineModel && (
           <span className="text-xs muted">Deterministic baseline: ranks files by the task&apos;s words, answers by quoting lines.</span>
         )}
       </div>

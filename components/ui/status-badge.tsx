@@ -1,6 +1,7 @@
 import type { RunStatus, StepStatus } from '@/lib/events';
+import type { StepOutcomeStatus } from '@/lib/round-outcome';
 
-type Status = RunStatus | StepStatus;
+type Status = RunStatus | StepStatus | StepOutcomeStatus;
 
 const TONE: Record<Status, string> = {
   queued: 'bg-zinc-100 text-zinc-700 ring-zinc-300 dark:bg-zinc-800 dark:text-zinc-300 dark:ring-zinc-600',
@@ -13,6 +14,8 @@ const TONE: Record<Status, string> = {
   cancelled: 'bg-amber-50 text-amber-900 ring-amber-300 dark:bg-amber-950 dark:text-amber-200 dark:ring-amber-700',
   interrupted: 'bg-orange-50 text-orange-900 ring-orange-300 dark:bg-orange-950 dark:text-orange-200 dark:ring-orange-700',
   awaiting_approval: 'bg-fuchsia-50 text-fuchsia-900 ring-fuchsia-300 dark:bg-fuchsia-950 dark:text-fuchsia-200 dark:ring-fuchsia-700',
+  skipped: 'bg-zinc-100 text-zinc-700 ring-zinc-300 dark:bg-zinc-800 dark:text-zinc-300 dark:ring-zinc-600',
+  not_run: 'bg-zinc-100 text-zinc-700 ring-zinc-300 dark:bg-zinc-800 dark:text-zinc-300 dark:ring-zinc-600',
 };
 
 const DOT: Record<Status, string> = {
@@ -26,6 +29,8 @@ const DOT: Record<Status, string> = {
   cancelled: 'bg-amber-500',
   interrupted: 'bg-orange-500',
   awaiting_approval: 'bg-fuchsia-500 motion-safe:animate-pulse',
+  skipped: 'bg-zinc-400',
+  not_run: 'bg-transparent ring-1 ring-zinc-400',
 };
 
 /** A run's or a step's status; the word is always shown, colour only reinforces it. */

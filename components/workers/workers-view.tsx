@@ -14,7 +14,7 @@ const SECTION_HEADER = 'flex h-9 items-center gap-3 border-b border-zinc-200 px-
 const SECTION_TITLE = 'text-xs font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400';
 
 /** The workers, live first, and the runs waiting per model; polled every 2 s. */
-export function WorkersView({ initial }: { initial: WorkersResponse }) {
+export function WorkersView({ initial, takesRuns }: { initial: WorkersResponse; /** Whether this dashboard takes runs itself (not with PLANSCOPE_WORKER=off). */ takesRuns: boolean }) {
   const query = useWorkers(initial);
   const now = useNow(true);
   const { workers, queue } = query.data;
@@ -33,7 +33,14 @@ export function WorkersView({ initial }: { initial: WorkersResponse }) {
         </header>
         {workers.length === 0 ? (
           <p className="px-3 py-6 text-center text-xs muted" data-testid="workers-empty">
-            No worker has registered in the last hour. Every dashboard process takes runs as a worker once its store is ready.
+            {takesRuns ? (
+              <>No worker has registered in the last hour. This dashboard takes runs as a worker once its store is ready; <code className="font-mono">npm run worker</code> starts more.</>
+            ) : (
+              <>
+                No worker has registered in the last hour, and this dashboard takes none (<code className="font-mono">PLANSCOPE_WORKER=off</code>): queued runs wait
+                until <code className="font-mono">npm run worker</code> starts on a machine with their model and workspace.
+              </>
+            )}
           </p>
         ) : (
           <div className="overflow-x-auto">

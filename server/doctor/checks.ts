@@ -13,6 +13,7 @@ import { connectBridge } from '../mcp/bridge-client';
 import { connectToolServers } from '../mcp/tool-servers';
 import { resolveWorkspace, workspacePolicy } from '../runs/workspace';
 import { connectionConfig } from '../store/pg/database';
+import { checkWorkers } from './workers-check';
 
 /**
  * Every check of `planscope doctor`, in order: the model server, the model,
@@ -31,6 +32,7 @@ const TITLES: Record<DoctorCheckId, string> = {
   workspace_readable: 'Workspace readable',
   bridge_starts: 'Workspace bridge starts',
   data_writable: 'Data store writable',
+  workers_available: 'A worker takes runs',
   mcp_servers: 'Extra MCP servers',
 };
 
@@ -53,6 +55,8 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
   const workspace = checkWorkspace(config, add);
   await checkBridge(config, workspace, add);
   await checkDataStore(config, add);
+  const workers = await checkWorkers(config, workspace);
+  add('workers_available', workers.verdict, workers.detail, workers.fix);
   await checkToolServers(config, add);
   return { ok: reportOk(checks), host: maskHost(config.ollamaHost), model: config.model, checks };
 }

@@ -1,10 +1,13 @@
 import { NotFoundCard } from '@/components/ui/not-found-card';
+import { StoreName } from '@/components/ui/store-place';
+import { getRuntime } from '@/server/runtime';
+import { storePlace } from '@/server/store/store-place';
 
 export default function EvalNotFound() {
+  const store = storePlace(getRuntime().config);
   return (
     <NotFoundCard testId="eval-not-found" title="Evaluation not found" links={[{ href: '/evals', label: 'All evaluations' }]}>
-      No evaluation with this id is stored in this planscope&apos;s data directory. It may have been run against another
-      <code className="mx-1 font-mono text-xs">PLANSCOPE_DATA_DIR</code>.
+      No evaluation with this id is stored in <StoreName store={store} />. It may have been run against another store.
     </NotFoundCard>
   );
 }

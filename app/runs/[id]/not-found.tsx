@@ -1,6 +1,10 @@
 import { NotFoundCard } from '@/components/ui/not-found-card';
+import { StoreName } from '@/components/ui/store-place';
+import { getRuntime } from '@/server/runtime';
+import { storePlace } from '@/server/store/store-place';
 
 export default function RunNotFound() {
+  const store = storePlace(getRuntime().config);
   return (
     <NotFoundCard
       testId="run-not-found"
@@ -10,8 +14,7 @@ export default function RunNotFound() {
         { href: '/', label: 'Start a run', primary: true },
       ]}
     >
-      No run with this id is stored in this planscope&apos;s data directory. It may have been started against another
-      <code className="mx-1 font-mono text-xs">PLANSCOPE_DATA_DIR</code>.
+      No run with this id is stored in <StoreName store={store} />. It may have been started against another store.
     </NotFoundCard>
   );
 }

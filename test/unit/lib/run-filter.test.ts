@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isFiltered, parseRunFilter, runFilterParams } from '../../../lib/run-filter';
+import { isFiltered, parseRunFilter, RunFilterDraft, runFilterParams } from '../../../lib/run-filter';
 
 describe('the runs list filter in an address', () => {
   it('reads what is set, leaves out empty values and parameters that are not the filter\'s, and writes it back in a stable order', () => {
@@ -17,5 +17,38 @@ describe('the runs list filter in an address', () => {
     expect(parseRunFilter(new URLSearchParams('error=not_found'))).toMatchObject({ ok: false, message: expect.stringMatching(/^error: /) });
     expect(parseRunFilter(new URLSearchParams('review=maybe'))).toMatchObject({ ok: false, message: expect.stringMatching(/^review: /) });
     expect(parseRunFilter(new URLSearchParams(`q=${'x'.repeat(201)}`))).toMatchObject({ ok: false, message: expect.stringMatching(/^q: /) });
+  });
+});
+
+describe('the filter state the runs list keeps while its address catches up (RunFilterDraft)', () => {
+  it('keeps two changes made before the first navigation lands, and a search right after a choice', () => {
+    const draft = new RunFilterDraft({});
+    expect(draft.change({ status: 'completed' })).toEqual({ status: 'completed' });
+    // The address still says {} when the second choice is made: it applies to the first, not to the address.
+    expect(draft.change({ strategy: 'react' })).toEqual({ status: 'completed', strategy: 'react' });
+    expect(draft.change({ q: 'endpoint' })).toEqual({ status: 'completed', strategy: 'react', q: 'endpoint' });
+    // The navigations land one by one, in any order: none of them takes a change back.
+    expect(draft.landed({ status: 'completed', strategy: 'react' })).toEqual({ filter: { status: 'completed', strategy: 'react', q: 'endpoint' }, external: false });
+    expect(draft.landed({ status: 'completed' })).toEqual({ filter: { status: 'completed', strategy: 'react', q: 'endpoint' }, external: false });
+    expect(draft.landed({ status: 'completed', strategy: 'react', q: 'endpoint' }).filter).toEqual(draft.current);
+    expect(draft.current).toEqual({ status: 'completed', strategy: 'react', q: 'endpoint' });
+  });
+
+  it('clears a value set to undefined, and everything on clear', () => {
+    const draft = new RunFilterDraft({ status: 'failed', model: 'm' });
+    expect(draft.change({ status: undefined })).toEqual({ model: 'm' });
+    expect(draft.clear()).toEqual({});
+    expect(isFiltered(draft.current)).toBe(false);
+  });
+
+  it('takes an address it did not ask for (Back, a link) as the new filter, and says so', () => {
+    const draft = new RunFilterDraft({ status: 'failed' });
+    draft.change({ model: 'm' });
+    draft.landed({ status: 'failed', model: 'm' });
+    expect(draft.landed({ review: 'judged' })).toEqual({ filter: { review: 'judged' }, external: true });
+    expect(draft.change({ q: 'x' })).toEqual({ review: 'judged', q: 'x' });
+    // The same address again (a refresh) is not a new filter: typed words stay.
+    draft.landed({ review: 'judged', q: 'x' });
+    expect(draft.landed({ review: 'judged', q: 'x' }).external).toBe(false);
   });
 });
