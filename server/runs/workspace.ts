@@ -4,6 +4,7 @@ import type { WorkspaceIdentity } from '../../lib/events';
 import { isInside } from '../../lib/policy';
 import { identityOf } from '../mcp/workspace-identity';
 import { RequestError } from '../http/request-error';
+import type { Config } from '../config';
 
 /** Which directories a run may use as its workspace (see `Config.workspaceRoots`). */
 export interface WorkspacePolicy {
@@ -17,6 +18,20 @@ export interface WorkspacePolicy {
 export interface PinnedWorkspace {
   path: string;
   identity: WorkspaceIdentity;
+}
+
+/** The workspace policy a process's configuration sets. */
+export function workspacePolicy(config: Pick<Config, 'workspaceRoots' | 'workspace'>): WorkspacePolicy {
+  return { roots: config.workspaceRoots, defaultWorkspace: config.workspace };
+}
+
+/**
+ * The workspace a stored run goes on in: the one its `run_created` pinned,
+ * or, for a run recorded before workspaces were pinned, its path resolved
+ * again under the policy.
+ */
+export function pinnedOf(created: { workspace: string; workspaceIdentity?: WorkspaceIdentity }, policy: WorkspacePolicy): PinnedWorkspace {
+  return created.workspaceIdentity ? { path: created.workspace, identity: created.workspaceIdentity } : resolveWorkspace(created.workspace, policy);
 }
 
 /**
