@@ -4,7 +4,7 @@ import { evalModels, startSuite, STORED_SUITE_PREFIX, SuiteError } from '@/serve
 import { handle, readJsonBody } from '@/server/http/respond';
 import { RequestError } from '@/server/http/request-error';
 import { getRuntime } from '@/server/runtime';
-import { evalSummaries } from '@/server/store/queries';
+import { evalSummaries } from '@/server/queries';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
