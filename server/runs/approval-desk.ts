@@ -9,7 +9,7 @@ import { approvedPlanOf } from '../engine/approval';
 import { RunParked, RunStop } from '../engine/context';
 import type { ApprovalWait } from '../engine/ports';
 import { lessonsOf } from '../engine/start-point';
-import { RequestError } from '../http/request-error';
+import { parseOrRefuse, RequestError } from '../errors';
 import { heldHere, holdHere, ownerAlive, releaseHere, thisProcess } from '../store/owner';
 import { ownerOfRun } from '../store/run-columns';
 import type { RunStore } from '../store/run-store';
@@ -55,12 +55,7 @@ export class ApprovalDesk implements DecisionWait {
    * with its rejections (`plan_rejected`), and the run keeps waiting.
    */
   async decide(id: string, input: unknown, by: string): Promise<ApprovalDecisionView> {
-    const parsed = ApprovalBody.safeParse(input);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new RequestError('invalid_request', `${issue?.path.join('.') || 'decision'}: ${issue?.message ?? 'invalid'}`);
-    }
-    const body = parsed.data;
+    const body = parseOrRefuse(ApprovalBody, input, 'decision');
     const live = this.parts.live.get(id);
     const awaiting = live?.awaiting;
     if (!live || !awaiting) {

@@ -7,7 +7,7 @@ import { runLimits, type Config } from '../config';
 import { completedWork } from '../engine/completed-work';
 import { planRules } from '../engine/profiles/profile';
 import type { RunStart } from '../engine/start-point';
-import { RequestError } from '../http/request-error';
+import { parseOrRefuse, RequestError } from '../errors';
 import type { HostChoice } from '../llm/host-choice';
 import { readyModel } from '../llm/readiness';
 import { resolveModel } from '../llm/resolve';
@@ -144,12 +144,7 @@ export class RunIntake {
     if (length > maxTaskChars) {
       throw new RequestError('task_too_long', `The task is ${length} characters; the limit is ${maxTaskChars}.`);
     }
-    const parsed = RunRequest.safeParse(input);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new RequestError('invalid_request', `${issue?.path.join('.') || 'request'}: ${issue?.message ?? 'invalid'}`);
-    }
-    return parsed.data;
+    return parseOrRefuse(RunRequest, input, 'request');
   }
 
   /** A new run: the request's task in its workspace, from round 1 with nothing done. */

@@ -2,7 +2,7 @@ import { foldRun, type ApprovalDecisionView, type RunState } from '../../lib/run
 import type { PlanRulesInfo } from '../../lib/plan-judgement';
 import type { WorkerHost } from '../../lib/worker';
 import type { Config } from '../config';
-import { RequestError } from '../http/request-error';
+import { RequestError } from '../errors';
 import { HostChoice } from '../llm/host-choice';
 import type { Model } from '../llm/types';
 import { inRunTrace } from '../telemetry/trace-context';

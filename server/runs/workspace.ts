@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { WorkspaceIdentity } from '../../lib/events';
 import { isInside } from '../../lib/policy';
 import { identityOf } from '../mcp/workspace-identity';
-import { RequestError } from '../http/request-error';
+import { RequestError } from '../errors';
 import type { Config } from '../config';
 
 /** Which directories a run may use as its workspace (see `Config.workspaceRoots`). */

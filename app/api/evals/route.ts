@@ -2,7 +2,7 @@ import type { EvalList } from '@/lib/api';
 import { describeIssue, RunSuiteRequest } from '@/lib/eval-case';
 import { evalModels, startSuite, STORED_SUITE_PREFIX, SuiteError } from '@/server/eval/run-suite';
 import { handle, readJsonBody } from '@/server/http/respond';
-import { RequestError } from '@/server/http/request-error';
+import { RequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
 import { evalSummaries } from '@/server/queries';
 
