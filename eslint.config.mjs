@@ -1,11 +1,16 @@
 // @ts-check
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 /**
  * The architecture, checked rather than only described: `lib/` is pure and
  * imports nothing of ours outside it (nor Node), `components/` import only
- * `lib/`, `server/` never imports `app/` or `components/`. And the habits
+ * `lib/`, `server/` never imports `app/` or `components/`; inside `server/`,
+ * no runtime import cycle (type-only imports may close a loop: they are
+ * gone once compiled), the engine reaches neither the runs, the store, HTTP
+ * nor the file system, and the store knows nothing of runs or the engine;
+ * `app/` reaches the store only through the runtime. And the habits
  * an agent loop needs: no promise left floating or handed where a void
  * callback is expected, no unused value, type-only imports marked as such.
  */
@@ -28,6 +33,24 @@ function layers(...folders) {
     message: `this layer must not import ${folder}/ (see docs/architecture.md)`,
   }));
 }
+
+/**
+ * Patterns for the folders of `server/` a part of it must not reach, by relative path.
+ * @param {string} part
+ * @param {...string} folders
+ */
+function inServer(part, ...folders) {
+  return folders.map((folder) => ({
+    group: [`../${folder}`, `../${folder}/*`, `../../${folder}`, `../../${folder}/*`],
+    message: `server/${part}/ must not import server/${folder}/ (see docs/architecture.md)`,
+  }));
+}
+
+const SERVER_LAYERS = layers('app', 'components');
+const NO_FS = ['fs', 'fs/promises', 'node:fs', 'node:fs/promises'].map((name) => ({
+  name,
+  message: 'the engine reads files only through the workspace bridge (MCP)',
+}));
 
 export default tseslint.config(
   {
@@ -72,8 +95,38 @@ export default tseslint.config(
   },
   {
     files: ['server/**'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // Our imports name `.ts` files without the extension; the cycle rule must parse and follow them.
+      'import-x/extensions': ['.ts', '.tsx', '.mjs', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.mjs', '.js'] })],
+    },
     rules: {
-      'no-restricted-imports': ['error', { patterns: layers('app', 'components') }],
+      'no-restricted-imports': ['error', { patterns: SERVER_LAYERS }],
+      // Type-only imports are not followed: a loop closed only by types is gone at run time.
+      'import-x/no-cycle': 'error',
+    },
+  },
+  {
+    files: ['server/engine/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: NO_FS, patterns: [...SERVER_LAYERS, ...inServer('engine', 'runs', 'store', 'http')] }],
+    },
+  },
+  {
+    files: ['server/store/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [...SERVER_LAYERS, ...inServer('store', 'runs', 'engine')] }],
+    },
+  },
+  {
+    files: ['app/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/server/store', '**/server/store/*'], message: 'app/ reaches the store through the runtime (see docs/architecture.md)' }] },
+      ],
     },
   },
 );

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { NextResponse, type NextRequest } from 'next/server';
 import { isLoopback, loadConfig } from './server/config';
-import { RequestError } from './server/http/request-error';
+import { RequestError } from './server/errors';
 import { refusalResponse } from './server/http/respond';
 
 /**

@@ -2,7 +2,7 @@
 
 import type { StartRunOutcome } from '@/lib/api';
 import { RunRequestField } from '@/lib/run-request';
-import { isRequestError } from '@/server/http/request-error';
+import { actionOutcome } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
 
 /** The request's optional fields the form may send; the start page shows the workspace, it does not choose it, and forks start from a run's page. */
@@ -20,13 +20,8 @@ export async function startRun(formData: FormData): Promise<StartRunOutcome> {
     const value = formData.get(key);
     if (typeof value === 'string' && value.trim() !== '') input[key] = value;
   }
-  try {
+  return actionOutcome('startRun', 'The run could not be started', async () => {
     const { id } = await getRuntime().registry.start(input);
-    return { ok: true, id };
-  } catch (error) {
-    if (isRequestError(error)) return { ok: false, error: { code: error.code, message: error.message } };
-    console.error('startRun failed', error);
-    const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, error: { code: 'internal', message: `The run could not be started: ${message}` } };
-  }
+    return { ok: true as const, id };
+  });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { firstIssue } from './structured';
 import { EvalSuite, EvalTask, type Fact } from './eval';
 import { verdictsOn } from './human-verdict';
 import { checkPlanPath, SHAPE_ONLY_POLICY } from './policy';
@@ -140,6 +141,5 @@ export function withCase(suite: EvalSuite, task: EvalTask): { ok: true; suite: E
 
 /** The first issue of a failed parse, where it is and what is wrong. */
 export function describeIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return `${issue?.path.join('.') || 'case'}: ${issue?.message ?? 'invalid'}`;
+  return firstIssue(error, 'case');
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { firstIssue } from './structured';
 import { RunErrorCode } from './codes';
 import { PlanProfile, RunStatus, Strategy } from './events';
 
@@ -40,8 +41,7 @@ export function parseRunFilter(params: URLSearchParams): ParsedRunFilter {
   }
   const parsed = RunFilter.safeParse(given);
   if (parsed.success) return { ok: true, filter: parsed.data };
-  const issue = parsed.error.issues[0];
-  return { ok: false, message: `${issue?.path.join('.') || 'filter'}: ${issue?.message ?? 'invalid'}` };
+  return { ok: false, message: firstIssue(parsed.error, 'filter') };
 }
 
 /** The filter as query parameters, in a stable order, leaving out what is not set. */

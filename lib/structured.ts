@@ -32,6 +32,12 @@ export function parseStructured<S extends z.ZodType>(
   return { ok: true, value: result.data };
 }
 
+/** The first issue of a failed parse: where it is (`what` at the top) and what is wrong. */
+export function firstIssue(error: z.ZodError, what: string): string {
+  const issue = error.issues[0];
+  return `${issue?.path.join('.') || what}: ${issue?.message ?? 'invalid'}`;
+}
+
 /** Schema issues as one line: where each is (`steps.0.path`) and what is wrong. */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`).join('; ');

@@ -7,6 +7,7 @@ import { maskHost } from '../lib/mask';
 import { buildPathPolicy, type PathPolicy } from '../lib/policy';
 import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './mcp/servers-config';
 import { OtelEnv, telemetrySettings, TelemetrySettingsError, type TelemetrySettings } from './telemetry/settings';
+import { PlanscopeError } from './errors';
 
 /**
  * Configuration is read here, once, from the environment, and validated with
@@ -217,7 +218,7 @@ export interface DatabaseSettings {
   statementTimeoutMs: number;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends PlanscopeError {
   override name = 'ConfigError';
 }
 

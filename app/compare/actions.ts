@@ -3,7 +3,7 @@
 import { redirect } from 'next/navigation';
 import { RunRequestField } from '@/lib/run-request';
 import { foldRun } from '@/lib/run-state';
-import { isRequestError } from '@/server/http/request-error';
+import { isRequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
 
 /**

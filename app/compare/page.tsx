@@ -8,7 +8,7 @@ import { Strategy } from '@/lib/events';
 import { foldRun } from '@/lib/run-state';
 import { OFFLINE_MODEL } from '@/server/config';
 import { getRuntime } from '@/server/runtime';
-import { otherRunsOfTask, repeatedTasks } from '@/server/store/queries';
+import { otherRunsOfTask, repeatedTasks } from '@/server/queries';
 import { startCounterpart } from './actions';
 
 export const dynamic = 'force-dynamic';

@@ -5,7 +5,7 @@ import { AgreementPanel } from '@/components/evals/agreement-panel';
 import { EvalListTable } from '@/components/evals/eval-list-table';
 import { StoredSuites } from '@/components/evals/stored-suites';
 import { getRuntime } from '@/server/runtime';
-import { evalSummaries, judgedClaims } from '@/server/store/queries';
+import { evalSummaries, judgedClaims } from '@/server/queries';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';

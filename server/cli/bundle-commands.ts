@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import { ExitCode } from '../../lib/codes';
 import type { Config } from '../config';
-import { isRequestError } from '../http/request-error';
+import { isRequestError } from '../errors';
 import { exportRun } from '../run-bundles/export';
 import { bundleTooLarge, importBundle } from '../run-bundles/import';
 import { openStores } from '../store/stores';
 import { printable, printableJson } from './terminal-text';
+import { PlanscopeError } from '../errors';
 
 /**
  * `export <run>`: the run's bundle on stdout. `import <file>`: the bundle
@@ -45,6 +46,6 @@ function fileSize(file: string): number {
 }
 
 /** A bundle file that cannot be read: the person's to fix, a usage error. */
-export class BundleFileError extends Error {
+export class BundleFileError extends PlanscopeError {
   override name = 'BundleFileError';
 }

@@ -6,7 +6,7 @@ import { formatEvalTable, summarize } from '../../lib/eval';
 import { Strategy } from '../../lib/events';
 import { commandConfig, commandRuntime } from './command-config';
 import { evalModels, runSuite, STORED_SUITE_PREFIX, SuiteError } from '../eval/run-suite';
-import { isRequestError } from '../http/request-error';
+import { isRequestError } from '../errors';
 import { printable, printableJson } from './terminal-text';
 
 const USAGE =

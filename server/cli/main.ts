@@ -8,7 +8,7 @@ import { RunRequest, type RunRequestField } from '../../lib/run-request';
 import { applyEvent, emptyRun } from '../../lib/run-state';
 import { ConfigError } from '../config';
 import { commandConfig, commandRuntime } from './command-config';
-import { RequestError } from '../http/request-error';
+import { RequestError } from '../errors';
 import { describeAllowedWorkspaces } from '../runs/workspace';
 import { BundleFileError, bundleCommand } from './bundle-commands';
 import type { Runtime } from '../runtime';

@@ -8,6 +8,7 @@ import type { WorkspaceBridge } from '../mcp/types';
 import type { CompletedWork, EventSink, PlanApprovals, ToolBudget } from './ports';
 import type { RunStart } from './start-point';
 import type { ExternalTools } from './tools';
+import { PlanscopeError } from '../errors';
 
 /** Everything one run's loop needs, passed down rather than looked up. */
 export interface RunContext {
@@ -46,7 +47,7 @@ export interface RunContext {
 }
 
 /** A run ends early with a stable code; the loop turns it into `run_finished`. */
-export class RunStop extends Error {
+export class RunStop extends PlanscopeError {
   constructor(
     readonly code: RunErrorCode,
     message: string,
@@ -61,7 +62,7 @@ export class RunStop extends Error {
  * shuts down. Its log says it is awaiting approval, and a process started
  * later continues it once the decision comes.
  */
-export class RunParked extends Error {
+export class RunParked extends PlanscopeError {
   constructor() {
     super('The run is waiting for approval; this process is stopping.');
     this.name = 'RunParked';

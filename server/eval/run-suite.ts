@@ -7,12 +7,13 @@ import type { Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
 import type { RunState } from '../../lib/run-state';
 import { OFFLINE_MODEL, type Config } from '../config';
-import { isRequestError } from '../http/request-error';
+import { isRequestError } from '../errors';
 import type { RunRegistry } from '../runs/registry';
 import type { EvalStore } from '../store/eval-store';
 import type { SuiteStore } from '../store/suite-store';
+import { PlanscopeError } from '../errors';
 
-export class SuiteError extends Error {
+export class SuiteError extends PlanscopeError {
   override name = 'SuiteError';
 }
 

@@ -1,6 +1,6 @@
 import { describeIssue, SaveCaseRequest, SuiteName, withCase, type SavedCase } from '../../lib/eval-case';
 import type { Config } from '../config';
-import { RequestError } from '../http/request-error';
+import { RequestError } from '../errors';
 import type { RunStore } from '../store/run-store';
 import type { SuiteStore } from '../store/suite-store';
 

@@ -1,5 +1,4 @@
 import type { RequestErrorCode } from '../../lib/codes';
-import type { Rejection } from '../../lib/events';
 
 /** The HTTP status each refusal is answered with. */
 export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
@@ -32,35 +31,3 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   suite_invalid: 400,
   suite_not_found: 404,
 };
-
-/** A refused request: a stable code, a message for people, and the HTTP status it maps to. */
-export class RequestError extends Error {
-  override name = 'RequestError';
-  constructor(
-    readonly code: RequestErrorCode,
-    message: string,
-    /** A refused plan's rejections, each with its code, as a run records them. */
-    readonly rejections?: Rejection[],
-  ) {
-    super(message);
-  }
-
-  get status(): number {
-    return REQUEST_ERROR_STATUS[this.code];
-  }
-}
-
-/**
- * Server actions, route handlers and instrumentation are separate bundles
- * with their own module instances (a module-level value is not shared between them), and the runtime on
- * `globalThis` may have been created by any of them: `instanceof` can be
- * false for a genuine RequestError, so it is recognised by shape.
- */
-export function isRequestError(error: unknown): error is RequestError {
-  return (
-    error instanceof Error &&
-    error.name === 'RequestError' &&
-    typeof (error as { code?: unknown }).code === 'string' &&
-    typeof (error as { status?: unknown }).status === 'number'
-  );
-}

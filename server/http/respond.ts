@@ -1,6 +1,6 @@
 import type { ErrorInfo } from '../../lib/codes';
 import type { Rejection } from '../../lib/events';
-import { isRequestError, RequestError } from './request-error';
+import { isRequestError, RequestError } from '../errors';
 
 /** JSON error body of the API: always `{error: {code, message}}`, and a refused plan's `rejections` beside them. */
 function errorResponse(status: number, error: ErrorInfo & { rejections?: Rejection[] }, headers?: HeadersInit): Response {

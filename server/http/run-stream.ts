@@ -1,9 +1,20 @@
 import { SSE_END, SSE_RUN_EVENT } from '../../lib/api';
 import type { RunEvent } from '../../lib/events';
 import { isTerminal } from '../../lib/run-state';
-import type { Runtime } from '../runtime';
+import type { EventFeed } from '../runs/feed';
+import type { RunStore } from '../store/run-store';
+import type { RunMetrics } from '../telemetry/run-metrics';
 
 const HEARTBEAT_MS = 15_000;
+
+/** What a run's stream reads: the runtime gives all of it. */
+export interface StreamSources {
+  store: Pick<RunStore, 'events' | 'getRun'>;
+  feed: Pick<EventFeed, 'subscribe' | 'safetyPollMs'>;
+  telemetry: { metrics: Pick<RunMetrics, 'sseClientOpened'> };
+  /** Aborted when the process stops: every stream ends then. */
+  stopping: AbortSignal;
+}
 
 /**
  * A run's events as Server-Sent Events: replay what is stored after
@@ -19,7 +30,7 @@ const HEARTBEAT_MS = 15_000;
  * before it filled), each after the one before has finished. A live event
  * that is next in line while nothing is being read is sent at once.
  */
-export function runEventStream(runtime: Runtime, runId: string, afterSeq: number, signal: AbortSignal): ReadableStream<Uint8Array> {
+export function runEventStream(runtime: StreamSources, runId: string, afterSeq: number, signal: AbortSignal): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let last = afterSeq;
   let closed = false;

@@ -1,4 +1,8 @@
 import { sameModel, type WorkerHost } from '../../lib/worker';
+import type { Config } from '../config';
+import { processHostSlots } from './host-slots';
+import { resolveModel } from './resolve';
+import type { Model } from './types';
 
 /**
  * Which of this process's Ollama hosts a run's calls go to. A run keeps the
@@ -76,4 +80,42 @@ export function hostModelsOf(configured: readonly string[], registered: readonly
     const entry = registered?.[i];
     return { host, models: entry ? (entry.reachable ? entry.models : []) : null };
   });
+}
+
+/**
+ * The host choice of this process's runs: the hosts as registered (null
+ * until this process registers as a worker), and the runs keeping each.
+ */
+export class HostChoice {
+  /** This process's Ollama hosts with the models each listed when it registered as a worker; null until then. */
+  private registeredHosts: readonly WorkerHost[] | null = null;
+  /** How many of the runs executing here keep each host. */
+  private readonly hostKeepers = new HostKeepers();
+
+  constructor(private readonly config: Config) {}
+
+  /** The models each Ollama host listed, in the order configured (this process's worker registration): what host choice goes by. */
+  serveFrom(hosts: readonly WorkerHost[]): void {
+    this.registeredHosts = hosts;
+  }
+
+  /**
+   * The model of a run that starts executing here, at the least busy host
+   * that has it (calls in flight and waiting there, and runs keeping it),
+   * kept by the run until `release`: all its calls go there. `ready` is the
+   * model as the run's readiness check found it; its facts hold for the
+   * same model on any host.
+   */
+  modelOnHost(name: string, ready: Model | null): { model: Model; release: () => void } {
+    const host = this.leastBusyHost(name);
+    const model = resolveModel(name, this.config, host);
+    const chosen = ready && ready.contextLength !== undefined ? { ...model, contextLength: ready.contextLength } : model;
+    return { model: chosen, release: model.baseline ? () => {} : this.hostKeepers.keep(host) };
+  }
+
+  /** The least busy of this process's Ollama hosts that have model `name` now: calls in flight and waiting there, and runs keeping it. */
+  leastBusyHost(name: string): string {
+    const hosts = hostsServing(name, hostModelsOf(this.config.ollamaHosts, this.registeredHosts), this.config.model);
+    return leastBusy(hosts, (h) => this.hostKeepers.count(h) + processHostSlots.load(h)) ?? this.config.ollamaHost;
+  }
 }

@@ -1,6 +1,6 @@
 import { readinessProblems } from '../../lib/ollama-readiness';
 import type { Config } from '../config';
-import { RequestError } from '../http/request-error';
+import { RequestError } from '../errors';
 import { maskHost } from '../../lib/mask';
 import { cachedOllamaFacts, readOllamaFacts } from './model-facts';
 import type { Model } from './types';

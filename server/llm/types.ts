@@ -3,6 +3,7 @@ import type { CallLabel, CallOptions } from '../../lib/events';
 import type { ChatMessage } from '../../lib/replay';
 import type { SlotRelease, TakeSlotOptions } from './host-slots';
 import type { JsonSchema, StageInput } from './stage-input';
+import { PlanscopeError } from '../errors';
 
 export type { ChatMessage } from '../../lib/replay';
 
@@ -50,7 +51,7 @@ export interface ModelReply {
   thinkBlockMoved?: boolean;
 }
 
-export class ModelCallError extends Error {
+export class ModelCallError extends PlanscopeError {
   constructor(
     readonly code: ModelErrorCode,
     message: string,

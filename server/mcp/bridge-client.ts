@@ -17,6 +17,7 @@ import type { BridgeOutcome, FileRead, FileStat, WorkspaceBridge, WorkspaceFile 
 import { McpSession, errorMessage, type SessionDown, type StartFailure } from './session';
 import { BRIDGE_BUNDLE, buildState } from '../bundles.mjs';
 import { traceMeta } from '../telemetry/trace-context';
+import { PlanscopeError } from '../errors';
 
 export interface BridgeConnectOptions {
   /** The workspace directory the bridge exposes (resolved to an absolute path here). */
@@ -40,7 +41,7 @@ export interface BridgeConnectOptions {
 }
 
 /** A failed list_files: the one bridge call whose contract has no outcome type to carry the failure. */
-export class BridgeError extends Error {
+export class BridgeError extends PlanscopeError {
   constructor(
     readonly code: StepErrorCode,
     message: string,

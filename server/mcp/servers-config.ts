@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { PlanscopeError } from '../errors';
 
 /**
  * The extra MCP servers planscope connects to, from a JSON file in the
@@ -73,7 +74,7 @@ const FileSchema = z.strictObject({
 });
 
 /** A problem with the file; loadConfig turns it into a ConfigError. */
-export class ServersConfigError extends Error {
+export class ServersConfigError extends PlanscopeError {
   override name = 'ServersConfigError';
 }
 

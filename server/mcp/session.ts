@@ -6,6 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { endProcess } from '../process';
 import { TextTail } from './text-tail';
+import { PlanscopeError } from '../errors';
 
 /**
  * One supervised connection to an MCP server, as the workspace bridge
@@ -288,8 +289,8 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-class StartError extends Error {}
-class DeadlineError extends Error {}
+class StartError extends PlanscopeError {}
+class DeadlineError extends PlanscopeError {}
 
 /** One budget for a whole start-up (initialize, then whatever `prepare` does), also ended by the shutdown signal. */
 export class Deadline {

@@ -1,5 +1,5 @@
 import { isTerminal, type RunState } from '../../lib/run-state';
-import { isRequestError } from '../http/request-error';
+import { isRequestError } from '../errors';
 import type { Owner } from '../store/owner';
 import { ownerOfRun } from '../store/run-columns';
 import type { RunStore } from '../store/run-store';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CallLabel, CallOptions } from '../../lib/events';
 import { ChatMessage, type ReplayReply, type ReplaySettings } from '../../lib/replay';
 import { foldRun, type LlmCallView, type RunState } from '../../lib/run-state';
-import { RequestError } from '../http/request-error';
+import { RequestError } from '../errors';
 import type { JsonSchema, StageInput } from '../llm/stage-input';
 import type { RunStore } from '../store/run-store';
 

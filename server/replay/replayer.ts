@@ -5,7 +5,7 @@ import type { Config } from '../config';
 import { sendToModel } from '../engine/llm-call';
 import { PLAN_PROFILES } from '../engine/profiles';
 import { planRules } from '../engine/profiles/profile';
-import { RequestError } from '../http/request-error';
+import { parseOrRefuse, RequestError } from '../errors';
 import { resolveModel } from '../llm/resolve';
 import { ModelCallError, type Model } from '../llm/types';
 import type { RunTools } from '../runs/registry';
@@ -166,15 +166,11 @@ export class Replayer {
 }
 
 function parseRequest(body: unknown, maxRepeats: number) {
-  const parsed = ReplayRequest.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new RequestError('invalid_request', `${issue?.path.join('.') || 'request'}: ${issue?.message ?? 'invalid'}`);
-  }
-  if (parsed.data.repeat > maxRepeats) {
+  const request = parseOrRefuse(ReplayRequest, body, 'request');
+  if (request.repeat > maxRepeats) {
     throw new RequestError('invalid_request', `repeat: at most ${maxRepeats} replays per request (PLANSCOPE_MAX_REPLAY_REPEATS).`);
   }
-  return parsed.data;
+  return request;
 }
 
 /** A replay's raw material, hashed like a run's: the request as sent, the reply, and its thinking when there was any. */

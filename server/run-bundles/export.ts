@@ -3,7 +3,7 @@ import { BUNDLE_FORMAT, BUNDLE_VERSION, type BundleArtifact, type BundleReplay, 
 import { toResult } from '../../lib/result';
 import { foldRun, isTerminal, type RunState } from '../../lib/run-state';
 import type { Config } from '../config';
-import { RequestError } from '../http/request-error';
+import { RequestError } from '../errors';
 import type { PendingArtifact } from '../store/artifact';
 import type { ReplayStore } from '../store/replay-store';
 import type { RunStore } from '../store/run-store';

@@ -6,7 +6,7 @@ import type { RunEvent } from '../../lib/events';
 import { toResult } from '../../lib/result';
 import { runProgressOf, type RunRow } from '../../lib/run-row';
 import { foldRun, isTerminal, type RunState } from '../../lib/run-state';
-import { RequestError } from '../http/request-error';
+import { RequestError } from '../errors';
 import { newRunId } from '../runs/run-id';
 import type { PendingArtifact } from '../store/artifact';
 import { thisProcess } from '../store/owner';

@@ -5,7 +5,7 @@ import type { ForkRequest } from '../../lib/run-request';
 import { foldRun, isTerminal, roundOf, type RunState } from '../../lib/run-state';
 import { carriedWork, lessonsOf, workOf, type RunStart } from '../engine/start-point';
 import type { CompletedWork } from '../engine/ports';
-import { RequestError } from '../http/request-error';
+import { RequestError } from '../errors';
 import type { RunStore } from '../store/run-store';
 
 /** What the fork's request may change of its parent's settings. */

@@ -1,7 +1,7 @@
 import type { EventOf } from '../../lib/events';
 import { HumanVerdictRequest } from '../../lib/human-verdict';
 import { foldRun, isTerminal, type RunState } from '../../lib/run-state';
-import { RequestError } from '../http/request-error';
+import { parseOrRefuse, RequestError } from '../errors';
 import type { RunStore } from '../store/run-store';
 import type { RunBus } from './bus';
 import { RunRecorder } from './recorder';
@@ -27,13 +27,8 @@ export class HumanVerdictLog {
 
   /** Records `by`'s verdict as `input` asks (`HumanVerdictRequest`); the event as stored. */
   async record(runId: string, input: unknown, by: string): Promise<EventOf<'human_verdict'>> {
-    const parsed = HumanVerdictRequest.safeParse(input);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new RequestError('invalid_request', `${issue?.path.join('.') || 'request'}: ${issue?.message ?? 'invalid'}`);
-    }
+    const { claim, verdict, note } = parseOrRefuse(HumanVerdictRequest, input, 'request');
     if (!(await this.store.getRun(runId))) throw new RequestError('run_not_found', `There is no run ${runId}.`);
-    const { claim, verdict, note } = parsed.data;
     return this.inTurn(runId, async () => {
       for (let attempt = 1; ; attempt++) {
         const state = foldRun(await this.store.events(runId));

@@ -4,7 +4,7 @@ import type { WorkspaceIdentity } from '../../lib/events';
 import { isInside } from '../../lib/policy';
 import type { Config } from '../config';
 import { identityOf } from '../mcp/workspace-identity';
-import { RequestError } from '../http/request-error';
+import { RequestError } from '../errors';
 
 /** Which directories a run may use as its workspace (see `Config.workspaceRoots`). */
 export interface WorkspacePolicy {
@@ -23,6 +23,15 @@ export interface WorkspacePolicy {
 export interface PinnedWorkspace {
   path: string;
   identity: WorkspaceIdentity;
+}
+
+/**
+ * The workspace a stored run goes on in: the one its `run_created` pinned,
+ * or, for a run recorded before workspaces were pinned, its path resolved
+ * again under the policy.
+ */
+export function pinnedOf(created: { workspace: string; workspaceIdentity?: WorkspaceIdentity }, policy: WorkspacePolicy): PinnedWorkspace {
+  return created.workspaceIdentity ? { path: created.workspace, identity: created.workspaceIdentity } : resolveWorkspace(created.workspace, policy);
 }
 
 /**

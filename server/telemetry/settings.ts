@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PlanscopeError } from '../errors';
 
 /**
  * The standard OpenTelemetry environment, as far as planscope acts on it.
@@ -51,7 +52,7 @@ export interface TelemetrySettings {
   traceUrl: string | null;
 }
 
-export class TelemetrySettingsError extends Error {
+export class TelemetrySettingsError extends PlanscopeError {
   override name = 'TelemetrySettingsError';
 }
 

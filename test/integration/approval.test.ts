@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { foldRun, pendingApproval, type RunState } from '../../lib/run-state';
-import { isRequestError } from '../../server/http/request-error';
+import { isRequestError } from '../../server/errors';
 import { createRuntime, type Runtime } from '../../server/runtime';
 import { ENDPOINT_TASK, endpointAnswer, plan, startHarness, until, type Harness } from '../support/harness';
 

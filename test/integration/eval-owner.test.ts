@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EvalSettings } from '../../lib/eval';
-import { evalSummaries } from '../../server/store/queries';
+import { evalSummaries } from '../../server/queries';
 import { openDatabase } from '../../server/store/sqlite/db';
 import { SqliteEvalStore } from '../../server/store/sqlite/eval-store';
 import { startFakeOllama } from '../support/fake-ollama';

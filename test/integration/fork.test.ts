@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toResult } from '../../lib/result';
 import type { RunState } from '../../lib/run-state';
-import { isRequestError, type RequestError } from '../../server/http/request-error';
+import { isRequestError, type RequestError } from '../../server/errors';
 import { handle } from '../../server/http/respond';
 import { ENDPOINT_TASK, endpointAnswer, generalPlan, plan, readStep, reasonStep, startHarness, until, type Harness } from '../support/harness';
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RunResult, toResult } from '../../lib/result';
 import { foldRun } from '../../lib/run-state';
 import { runEventStream } from '../../server/http/run-stream';
-import { isRequestError } from '../../server/http/request-error';
+import { isRequestError } from '../../server/errors';
 import { answer, endpointAnswer, ENDPOINT_TASK, plan, startHarness, type Harness } from '../support/harness';
 import { readRunStream } from '../support/sse';
 

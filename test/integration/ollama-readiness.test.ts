@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config';
-import { isRequestError } from '../../server/http/request-error';
+import { isRequestError } from '../../server/errors';
 import { checkOllama } from '../../server/llm/health';
 import { APP_ROOT, startHarness, type Harness } from '../support/harness';
 import { startFakeOllama, type FakeOllama, type FakeScript } from '../support/fake-ollama';

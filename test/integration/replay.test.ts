@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../lib/replay';
-import type { RequestError } from '../../server/http/request-error';
+import type { RequestError } from '../../server/errors';
 import { answer, ENDPOINT_TASK, endpointAnswer, generalPlan, plan, readStep, reasonStep, startHarness, type Harness } from '../support/harness';
 
 let h: Harness | undefined;

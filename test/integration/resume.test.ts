@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { NewRunEvent, RunEvent } from '../../lib/events';
 import { emptyRun } from '../../lib/run-state';
 import { toResult } from '../../lib/result';
-import { isRequestError } from '../../server/http/request-error';
+import { isRequestError } from '../../server/errors';
 import { RunRecorder } from '../../server/runs/recorder';
 import { thisProcess, type Owner } from '../../server/store/owner';
 import { ENDPOINT_TASK, endpointAnswer, plan, startHarness, type Harness } from '../support/harness';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isRequestError } from '../../server/http/request-error';
+import { isRequestError } from '../../server/errors';
 import { startHarness, type Harness } from '../support/harness';
 
 /** A task's length is judged once, against PLANSCOPE_MAX_TASK_CHARS: over it is 413 task_too_long, whatever else the request holds. */

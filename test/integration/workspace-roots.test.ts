@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toResult } from '../../lib/result';
 import { handle } from '../../server/http/respond';
-import { isRequestError } from '../../server/http/request-error';
+import { isRequestError } from '../../server/errors';
 import { APP_ROOT, SAMPLE_WORKSPACE, startHarness, type Harness } from '../support/harness';
 
 /**

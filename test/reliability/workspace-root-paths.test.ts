@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config';
-import { isRequestError } from '../../server/http/request-error';
+import { isRequestError } from '../../server/errors';
 import { isInside } from '../../lib/policy';
 import { allowsPinned, resolveWorkspace, workspacePolicy, type WorkspacePolicy } from '../../server/runs/workspace';
 

@@ -8,7 +8,7 @@ import { RunResult, toResult } from '../../lib/result';
 import type { RunState } from '../../lib/run-state';
 import type { RequestErrorCode } from '../../lib/codes';
 import { loadConfig } from '../../server/config';
-import { isRequestError } from '../../server/http/request-error';
+import { isRequestError } from '../../server/errors';
 import type { WorkspaceBridge } from '../../server/mcp/types';
 import { resolveWorkspace } from '../../server/runs/workspace';
 import { createRuntime, type Runtime } from '../../server/runtime';

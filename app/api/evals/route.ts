@@ -2,9 +2,9 @@ import type { EvalList } from '@/lib/api';
 import { describeIssue, RunSuiteRequest } from '@/lib/eval-case';
 import { evalModels, startSuite, STORED_SUITE_PREFIX, SuiteError } from '@/server/eval/run-suite';
 import { handle, readJsonBody } from '@/server/http/respond';
-import { RequestError } from '@/server/http/request-error';
+import { RequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
-import { evalSummaries } from '@/server/store/queries';
+import { evalSummaries } from '@/server/queries';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';

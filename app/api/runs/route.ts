@@ -1,7 +1,7 @@
 import { toRunSummary, type RunList } from '@/lib/api';
 import { parseRunFilter } from '@/lib/run-filter';
 import { handle, readJsonBody } from '@/server/http/respond';
-import { RequestError } from '@/server/http/request-error';
+import { RequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';

@@ -1,7 +1,7 @@
 'use server';
 
 import type { ApprovalOutcome, ForkRunOutcome } from '@/lib/api';
-import { isRequestError } from '@/server/http/request-error';
+import { actionOutcome } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
 
 /**
@@ -10,15 +10,10 @@ import { getRuntime } from '@/server/runtime';
  * comes back with its rejections, to be shown in place.
  */
 export async function forkRun(request: unknown): Promise<ForkRunOutcome> {
-  try {
+  return actionOutcome('forkRun', 'The fork could not be started', async () => {
     const { id } = await getRuntime().registry.start(request);
-    return { ok: true, id };
-  } catch (error) {
-    if (isRequestError(error)) return { ok: false, error: { code: error.code, message: error.message }, rejections: error.rejections ?? [] };
-    console.error('forkRun failed', error);
-    const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, error: { code: 'internal', message: `The fork could not be started: ${message}` }, rejections: [] };
-  }
+    return { ok: true as const, id };
+  });
 }
 
 /**
@@ -27,14 +22,9 @@ export async function forkRun(request: unknown): Promise<ForkRunOutcome> {
  * `local`. A refused edit comes back with its rejections.
  */
 export async function decideApproval(runId: string, body: unknown): Promise<ApprovalOutcome> {
-  try {
+  return actionOutcome('decideApproval', 'The decision could not be recorded', async () => {
     const { registry, config } = getRuntime();
     await registry.decide(runId, body, config.person);
-    return { ok: true };
-  } catch (error) {
-    if (isRequestError(error)) return { ok: false, error: { code: error.code, message: error.message }, rejections: error.rejections ?? [] };
-    console.error('decideApproval failed', error);
-    const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, error: { code: 'internal', message: `The decision could not be recorded: ${message}` }, rejections: [] };
-  }
+    return { ok: true as const };
+  });
 }

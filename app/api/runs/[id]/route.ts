@@ -2,7 +2,7 @@ import type { RunDetail } from '@/lib/api';
 import { toResult } from '@/lib/result';
 import { foldRun } from '@/lib/run-state';
 import { handle } from '@/server/http/respond';
-import { RequestError } from '@/server/http/request-error';
+import { RequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';

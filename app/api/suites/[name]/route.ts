@@ -1,6 +1,6 @@
 import { suiteFileName } from '@/lib/eval-case';
 import { handle } from '@/server/http/respond';
-import { RequestError } from '@/server/http/request-error';
+import { RequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';

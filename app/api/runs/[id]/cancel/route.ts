@@ -1,5 +1,5 @@
 import { handle } from '@/server/http/respond';
-import { RequestError } from '@/server/http/request-error';
+import { RequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';

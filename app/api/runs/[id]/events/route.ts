@@ -1,6 +1,6 @@
 import { handle } from '@/server/http/respond';
 import { runEventStream } from '@/server/http/run-stream';
-import { RequestError } from '@/server/http/request-error';
+import { RequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';

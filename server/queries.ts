@@ -1,10 +1,10 @@
-import { judgedClaimsOf, type JudgedClaim } from '../../lib/agreement';
-import { toRunSummary, type RepeatedTask, type RunSummary } from '../../lib/api';
-import { toEvalSummary, type EvalSummary } from '../../lib/eval';
-import type { RunRow } from '../../lib/run-row';
-import { foldRun } from '../../lib/run-state';
-import type { EvalStore } from './eval-store';
-import type { RunStore } from './run-store';
+import { judgedClaimsOf, type JudgedClaim } from '../lib/agreement';
+import { toRunSummary, type RepeatedTask, type RunSummary } from '../lib/api';
+import { toEvalSummary, type EvalSummary } from '../lib/eval';
+import type { RunRow } from '../lib/run-row';
+import { foldRun } from '../lib/run-state';
+import type { EvalStore } from './store/eval-store';
+import type { RunStore } from './store/run-store';
 
 /** What pages show about many runs or evaluations at once, asked of any store through its interface. */
 
