@@ -118,6 +118,8 @@ export const RequestErrorCode = z.enum([
   'suite_invalid',
   /** No stored suite has that name. */
   'suite_not_found',
+  /** The server is reading as many bytes of request bodies at once as it holds (128 MiB): send the request again later. */
+  'server_busy',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

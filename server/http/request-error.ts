@@ -31,6 +31,7 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   model_lacks_capability: 422,
   suite_invalid: 400,
   suite_not_found: 404,
+  server_busy: 503,
 };
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */
