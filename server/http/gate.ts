@@ -25,16 +25,43 @@ import { refusalResponse } from './respond';
  *   a plain-text body, so no CORS preflight would stop it.
  */
 
-const TOKEN_COOKIE = 'planscope_token';
+/** The cookie the token is kept in; server components read it their own way (`cookies()`). */
+export const TOKEN_COOKIE = 'planscope_token';
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const TOKEN_PARAM = 'token';
 const COOKIE_MAX_AGE_S = 30 * 24 * 3600;
 
-let settings: { token: string | null; hostname: string } | null = null;
+interface GateSettings {
+  token: string | null;
+  readToken: string | null;
+  hostname: string;
+}
+
+let settings: GateSettings | null = null;
 
 /** Read once: the configuration does not change while the server runs (an invalid one stopped it at start). */
-function gateSettings(): { token: string | null; hostname: string } {
-  settings ??= (({ token, hostname }) => ({ token, hostname }))(loadConfig());
+function gateSettings(): GateSettings {
+  settings ??= (({ token, readToken, hostname }) => ({ token, readToken, hostname }))(loadConfig());
   return settings;
+}
+
+/** What a presented secret grants: everything (PLANSCOPE_TOKEN), reading (PLANSCOPE_READ_TOKEN), or nothing. */
+function accessOf(presented: string, { token, readToken }: GateSettings): 'full' | 'read' | null {
+  if (token !== null && sameSecret(presented, token)) return 'full';
+  if (readToken !== null && sameSecret(presented, readToken)) return 'read';
+  return null;
+}
+
+/**
+ * Whether a request that passed the gate may see the machines behind the server (workers' host names, pids,
+ * Ollama URLs and workspace roots): one with PLANSCOPE_TOKEN, or any when there is no token (loopback only).
+ * One with PLANSCOPE_READ_TOKEN sees the rest without them.
+ */
+export function seesMachineDetails(headers: { get(name: string): string | null }, cookieToken: string | undefined): boolean {
+  const current = gateSettings();
+  if (current.token === null) return true;
+  const presented = bearerToken(headers.get('authorization')) ?? cookieToken ?? null;
+  return presented !== null && accessOf(presented, current) === 'full';
 }
 
 /** The gate's answer to a request it refuses (or redirects), or `undefined` for one that may go on. */
@@ -44,7 +71,8 @@ export function gate(request: NextRequest): Response | undefined {
 
 /** Who may talk to the server at all: the token, the host name, the origin of a write. */
 function admit(request: NextRequest): Response | undefined {
-  const { token, hostname } = gateSettings();
+  const current = gateSettings();
+  const { token, hostname } = current;
   if (crossSiteWrite(request)) {
     // A page elsewhere posting to this server (CSRF): it could start runs on any directory it names.
     return refuse(request, 'Cross-site requests that change state are refused; use the dashboard or call the API directly.');
@@ -56,11 +84,11 @@ function admit(request: NextRequest): Response | undefined {
 
   const offered = request.nextUrl.searchParams.get(TOKEN_PARAM);
   if (offered !== null && !isApi(request)) {
-    if (!sameSecret(offered, token)) return refuse(request, 'The token in the address is not this server\'s PLANSCOPE_TOKEN.');
+    if (accessOf(offered, current) === null) return refuse(request, 'The token in the address is not this server\'s PLANSCOPE_TOKEN.');
     const clean = request.nextUrl.clone();
     clean.searchParams.delete(TOKEN_PARAM);
     const response = NextResponse.redirect(clean, 303);
-    response.cookies.set(TOKEN_COOKIE, token, {
+    response.cookies.set(TOKEN_COOKIE, offered, {
       httpOnly: true,
       sameSite: 'lax',
       path: '/',
@@ -72,7 +100,14 @@ function admit(request: NextRequest): Response | undefined {
   }
 
   const presented = bearerToken(request.headers.get('authorization')) ?? request.cookies.get(TOKEN_COOKIE)?.value ?? null;
-  if (presented !== null && sameSecret(presented, token)) return undefined;
+  const access = presented === null ? null : accessOf(presented, current);
+  if (access === 'full') return undefined;
+  if (access === 'read') {
+    if (READ_METHODS.has(request.method)) return undefined;
+    const message = 'This token (PLANSCOPE_READ_TOKEN) may only read; starting, cancelling, deciding and judging need PLANSCOPE_TOKEN.';
+    if (isApi(request)) return refusalResponse(new RequestError('read_only', message), { 'Cache-Control': 'no-store' });
+    return plainPage(403, 'Forbidden', message, { 'Cache-Control': 'no-store' });
+  }
   return refuse(
     request,
     presented === null

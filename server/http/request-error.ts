@@ -32,6 +32,7 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   suite_invalid: 400,
   suite_not_found: 404,
   server_busy: 503,
+  read_only: 403,
 };
 
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to. */
