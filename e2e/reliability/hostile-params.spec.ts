@@ -209,8 +209,9 @@ for (const store of ['SQLite', 'PostgreSQL']) {
     for (const value of ['99999999999999999999', '1e309', '-5', 'x']) {
       expectAnswered(target, 'GET', `/api/runs/${target.run}/events`, await send(target, 'GET', `/api/runs/${target.run}/events`, undefined, { 'last-event-id': value }));
     }
-    // Nothing hostile was stored: the one run is still all there is.
-    expect((await target.api.list()).runs.map((r) => r.id)).toEqual([target.run]);
+    // Nothing hostile was stored but the one body that is a valid request: a task of one lone surrogate (text all the same).
+    const started = (await target.api.list()).runs.filter((r) => r.id !== target.run);
+    expect(started, JSON.stringify(started.map((r) => r.task))).toHaveLength(1);
   });
 
   test(`${store}: pages with hostile parameters answer 400 or 404, never 500`, async () => {
