@@ -14,7 +14,9 @@ import { refusalResponse } from './respond';
  *   `planscope_token` cookie. Opening a page with `?token=<token>` sets the
  *   cookie and redirects to the same address without it, so the token does
  *   not stay in the address bar or the history. A missing or wrong token
- *   gets 401: JSON under /api, a plain page elsewhere.
+ *   gets 401: JSON under /api, a plain page elsewhere. PLANSCOPE_READ_TOKEN,
+ *   beside it, is taken the same ways and may only read (GET, HEAD): anything
+ *   else it sends is 403 `read_only`.
  * - Without a token the server listens on loopback only, and answers only
  *   requests addressed to a loopback name: a web page whose DNS name is
  *   rebound to 127.0.0.1 (DNS rebinding) would otherwise be same-origin
