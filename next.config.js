@@ -5,9 +5,11 @@ const nextConfig = {
   // The run queue's graphile-worker imports task files by path at run time: loaded from node_modules, not bundled.
   serverExternalPackages: ['graphile-worker'],
   experimental: {
-    // The proxy (proxy.ts) buffers a request's body up to this size and silently cuts the rest: it must hold the
-    // largest run bundle PLANSCOPE_MAX_BUNDLE_BYTES may allow (64 MiB), so that the import's own limit refuses it, with its code.
-    proxyClientMaxBodySize: 64 * 1024 * 1024 + 1,
+    // Next buffers the body of every request the proxy (proxy.ts) sees, up to this size, and waits for all of it
+    // before the proxy's answer goes out, a 401 too; beyond the size it silently cuts the body. The largest body a
+    // proxied route takes is a server action's (1 MiB, Next's default), one byte more lets that limit refuse it with
+    // its own error. The bundle import (up to 64 MiB) is not proxied: its route runs the gate itself, before reading.
+    proxyClientMaxBodySize: 1024 * 1024 + 1,
   },
 };
 

@@ -42,3 +42,21 @@ test('a model that is not pulled fails its check with the fix, and the checks af
   await panel.getByRole('button', { name: 'check again' }).click();
   await expect(panel.getByTestId('setup-checks-verdict')).toHaveText('ready for a run');
 });
+
+test('the checks are a POST: a GET (an image tag on another site) sets nothing off, nor does a cross-site POST', async ({ request }) => {
+  await request.delete(`${FAKE_OLLAMA}/__fake/requests`);
+  const probes = async () => {
+    const { requests } = (await (await request.get(`${FAKE_OLLAMA}/__fake/requests`)).json()) as { requests: { path: string }[] };
+    return requests.filter((r) => r.path === '/api/chat' || r.path === '/api/generate').length;
+  };
+  const get = await request.get('/api/doctor');
+  expect(get.status()).toBe(405);
+  const crossSite = await request.post('/api/doctor', { headers: { origin: 'http://evil.example' } });
+  expect(crossSite.status()).toBe(401);
+  expect(await probes()).toBe(0);
+  await scriptFake(request, { probe: [{ content: '{"city":"Paris","sum":5}' }] });
+  const post = await request.post('/api/doctor');
+  expect(post.status()).toBe(200);
+  expect(((await post.json()) as { checks: unknown[] }).checks.length).toBeGreaterThan(0);
+  expect(await probes()).toBeGreaterThan(0);
+});

@@ -158,7 +158,7 @@ test('100 runs submitted at once through both dashboards all complete, each even
   const workerPids = workers.map((w) => w.child.pid!).sort((x, y) => x - y);
   expect(owners.map((o) => o.owner_pid), JSON.stringify(owners)).toEqual(workerPids);
   expect(owners.reduce((n, o) => n + o.runs, 0)).toBe(BURST);
-  expect((await liveWorkers(dashboards[1]!)).map((w) => w.pid).sort((x, y) => x - y)).toEqual(workerPids);
+  expect((await liveWorkers(dashboards[1]!)).map((w) => w.pid!).sort((x, y) => x - y)).toEqual(workerPids);
 
   // A finished run's stream, from the other dashboard: the stored sequence, once, then the end.
   for (const { id, via } of started.slice(0, 10)) {

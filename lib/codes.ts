@@ -120,6 +120,10 @@ export const RequestErrorCode = z.enum([
   'suite_invalid',
   /** No stored suite has that name. */
   'suite_not_found',
+  /** The server is reading as many bytes of request bodies at once as it holds (128 MiB): send the request again later. */
+  'server_busy',
+  /** A request that would change state, made with PLANSCOPE_READ_TOKEN, which may only read. */
+  'read_only',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * `planscope doctor`: what is checked of a setup, in order, and what each
  * check found. The CLI prints it as a table (or `--json`); the start page's
- * "Setup checks" panel shows the same report (`GET /api/doctor`).
+ * "Setup checks" panel shows the same report (`POST /api/doctor`).
  */
 
 export const DoctorCheckId = z.enum([

@@ -16,8 +16,11 @@ export const ChatMessage = z.strictObject({
 });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
-/** Bounds of what a person may ask a replay for, as the configuration bounds a run's options. */
-const ReplayOptions = z.strictObject({
+/**
+ * Bounds of what a replay may send, as the configuration bounds a run's options: what a person asks for, and
+ * the options it keeps from the recorded call (an imported bundle's call may record any integer).
+ */
+export const ReplayOptions = z.strictObject({
   temperature: z.number().min(0).max(2),
   numPredict: z.int().min(1).max(131_072),
   numCtx: z.int().min(512).max(1_048_576),

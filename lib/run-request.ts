@@ -51,6 +51,11 @@ export const RunRequest = z
   })
   .check((ctx) => {
     const { task, workspace, fork } = ctx.value;
+    // The form and the CLI send text as typed; a NUL is no part of a task, a name or a path, and PostgreSQL refuses it.
+    for (const key of ['task', 'model', 'workspace'] as const) {
+      const text = ctx.value[key];
+      if (text?.includes('\0')) ctx.issues.push({ code: 'custom', path: [key], message: `${key} must not hold a NUL character`, input: text });
+    }
     if (fork === undefined && task === undefined) ctx.issues.push({ code: 'custom', path: ['task'], message: 'task must not be empty', input: task });
     if (fork !== undefined && task !== undefined) ctx.issues.push({ code: 'custom', path: ['task'], message: "a fork asks its parent's task: leave task out", input: task });
     if (fork !== undefined && workspace !== undefined) {

@@ -46,12 +46,26 @@ export type WorkerRecordInput = z.input<typeof WorkerRecord>;
 export const WorkerState = z.enum(['live', 'lost', 'stopped']);
 export type WorkerState = z.infer<typeof WorkerState>;
 
+/**
+ * A worker as `GET /api/workers` and the Workers page show it. The machine's details (`host`, `pid`, the Ollama
+ * hosts' URLs, `workspaceRoots`) are null for a reader with PLANSCOPE_READ_TOKEN: they say where and on what the
+ * server's machines run, and a read-only viewer needs the states, counts and models only.
+ */
 export const WorkerView = WorkerRecord.extend({
+  host: z.string().nullable(),
+  pid: z.number().int().nullable(),
+  hosts: z.array(WorkerHost.extend({ host: z.string().nullable() })),
+  workspaceRoots: z.array(z.string()).nullable(),
   state: WorkerState,
   /** Unfinished runs recorded as owned by it. */
   running: z.array(z.string()),
 });
 export type WorkerView = z.infer<typeof WorkerView>;
+
+/** The worker without its machine's details, as a read-only viewer sees it. */
+export function withoutMachineDetails(worker: WorkerView): WorkerView {
+  return { ...worker, host: null, pid: null, hosts: worker.hosts.map((h) => ({ ...h, host: null })), workspaceRoots: null };
+}
 
 /** Runs of one model not started yet: all of them, and those that have said why they wait (`run_waiting`). */
 export const QueueDepth = z.object({
@@ -64,6 +78,8 @@ export type QueueDepth = z.infer<typeof QueueDepth>;
 /** `GET /api/workers`. */
 export const WorkersResponse = z.object({
   workers: z.array(WorkerView),
+  /** False when the machines' details were left out (a read-only viewer). */
+  machineDetails: z.boolean(),
   queue: z.array(QueueDepth),
 });
 export type WorkersResponse = z.infer<typeof WorkersResponse>;
@@ -86,7 +102,7 @@ export function sameModel(a: string, b: string): boolean {
 }
 
 /** The models a worker can run: those of its reachable hosts, and the offline baseline, which needs no host. */
-export function servedModels(worker: Pick<WorkerRecord, 'hosts'>): string[] {
+export function servedModels(worker: { hosts: readonly Pick<WorkerHost, 'models' | 'reachable'>[] }): string[] {
   const served = [OFFLINE_MODEL];
   for (const host of worker.hosts) {
     if (!host.reachable) continue;

@@ -47,6 +47,8 @@ const Env = z.object({
   PORT: int(1, 65535, 3000),
   HOSTNAME: z.string().trim().min(1).default('127.0.0.1'),
   PLANSCOPE_TOKEN: z.string().trim().min(8, 'PLANSCOPE_TOKEN must be at least 8 characters').optional(),
+  /** A second token that may only read (GET): pages and the API, without the workers' machine details; needs PLANSCOPE_TOKEN. */
+  PLANSCOPE_READ_TOKEN: z.string().trim().min(8, 'PLANSCOPE_READ_TOKEN must be at least 8 characters').optional(),
   /** Who a request carrying the token acts as, in the verdicts people give and the decisions on plans. */
   PLANSCOPE_TOKEN_NAME: z.string().trim().min(1).max(MAX_PERSON_CHARS).default('token'),
   /** How long a run started with approval waits for a decision on a plan before it fails `approval_timeout`. */
@@ -150,6 +152,8 @@ export interface Config {
   port: number;
   hostname: string;
   token: string | null;
+  /** PLANSCOPE_READ_TOKEN: reads only, and sees no machine details; null when unset. */
+  readToken: string | null;
   /** Who a request acts as (a person's verdicts and decisions on plans say it): the token's name, or `local` when the server needs no token. */
   person: string;
   /** How long a run started with approval waits for each decision (`PLANSCOPE_APPROVAL_TIMEOUT_MS`); its run time limit stands still meanwhile. */
@@ -245,6 +249,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   checkListenAddress(e.HOSTNAME, e.PLANSCOPE_TOKEN ?? null, 'HOSTNAME');
+  if (e.PLANSCOPE_READ_TOKEN !== undefined && (e.PLANSCOPE_TOKEN === undefined || e.PLANSCOPE_READ_TOKEN === e.PLANSCOPE_TOKEN)) {
+    throw new ConfigError('Invalid configuration: PLANSCOPE_READ_TOKEN: it needs PLANSCOPE_TOKEN set too, and a different value.');
+  }
   const policy = buildPathPolicy({ add: splitPatterns(e.PLANSCOPE_DENY_ADD), remove: splitPatterns(e.PLANSCOPE_DENY_REMOVE) });
   if (!policy.ok) {
     throw new ConfigError(`Invalid configuration: PLANSCOPE_DENY_${policy.list.toUpperCase()}: ${policy.message}`);
@@ -292,6 +299,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     hostname: e.HOSTNAME,
     token: e.PLANSCOPE_TOKEN ?? null,
+    readToken: e.PLANSCOPE_READ_TOKEN ?? null,
     person: e.PLANSCOPE_TOKEN === undefined ? LOCAL_PERSON : e.PLANSCOPE_TOKEN_NAME,
     approvalTimeoutMs: e.PLANSCOPE_APPROVAL_TIMEOUT_MS,
     limits: {

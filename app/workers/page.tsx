@@ -1,5 +1,7 @@
 import type { Metadata } from 'next';
+import { cookies, headers } from 'next/headers';
 import { WorkersView } from '@/components/workers/workers-view';
+import { seesMachineDetails, TOKEN_COOKIE } from '@/server/http/gate';
 import { getRuntime } from '@/server/runtime';
 import { workersView } from '@/server/workers/view';
 
@@ -10,7 +12,8 @@ export const metadata: Metadata = { title: 'Workers' };
 /** The processes that take runs and the runs waiting for one; refreshed through `GET /api/workers`. */
 export default async function WorkersPage() {
   const { workers, config } = getRuntime();
-  const initial = await workersView(workers, config.workers);
+  const details = seesMachineDetails(await headers(), (await cookies()).get(TOKEN_COOKIE)?.value);
+  const initial = await workersView(workers, config.workers, details);
   return (
     <div className="space-y-3">
       <div>

@@ -19,7 +19,7 @@ const VERDICT: Record<DoctorVerdict, { icon: string; word: string; tone: string 
 export function SetupChecksPanel() {
   const { data, error, isFetching, refetch } = useQuery({
     queryKey: ['doctor'],
-    queryFn: () => fetchJson<DoctorReport>('/api/doctor'),
+    queryFn: () => fetchJson<DoctorReport>('/api/doctor', { method: 'POST' }),
     enabled: false,
     staleTime: Infinity,
   });

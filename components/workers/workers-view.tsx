@@ -69,26 +69,34 @@ function WorkerRow({ worker, now }: { worker: WorkerView; now: number | null }) 
         <WorkerStateBadge state={worker.state} />
       </td>
       <td className="td">
-        <div className="truncate font-medium" title={worker.host} data-testid="worker-machine">
-          {worker.host}
-        </div>
-        <div className="text-[10px] muted">
-          pid <span className="font-mono">{worker.pid}</span>
-        </div>
+        {worker.host === null ? (
+          <div className="muted" data-testid="worker-machine">
+            not shown to this token
+          </div>
+        ) : (
+          <>
+            <div className="truncate font-medium" title={worker.host} data-testid="worker-machine">
+              {worker.host}
+            </div>
+            <div className="text-[10px] muted">
+              pid <span className="font-mono">{worker.pid}</span>
+            </div>
+          </>
+        )}
         <div className="text-[10px] muted" title={isoOf(worker.startedAt)} suppressHydrationWarning>
           since {formatTimestamp(worker.startedAt).slice(0, 16)}
         </div>
       </td>
       <td className="td">
         <ul className="space-y-1">
-          {worker.hosts.map((host) => (
-            <li key={host.host} data-testid="worker-host">
-              <div className="truncate font-mono" title={host.host}>
-                {host.host}
+          {worker.hosts.map((host, i) => (
+            <li key={host.host ?? i} data-testid="worker-host">
+              <div className="truncate font-mono" title={host.host ?? undefined}>
+                {host.host ?? <span className="font-sans muted">an Ollama host</span>}
                 {!host.reachable && <span className="ml-1.5 font-sans text-red-700 dark:text-red-300">unreachable at start</span>}
               </div>
               {host.models.length > 0 && (
-                <ul aria-label={`Models on ${host.host}`} className="mt-0.5 flex flex-wrap gap-1">
+                <ul aria-label={`Models on ${host.host ?? 'this host'}`} className="mt-0.5 flex flex-wrap gap-1">
                   {host.models.map((model) => (
                     <li key={model} data-testid="worker-model" className="rounded bg-zinc-100 px-1 font-mono text-[10px] dark:bg-zinc-800">
                       {model}
@@ -102,8 +110,9 @@ function WorkerRow({ worker, now }: { worker: WorkerView; now: number | null }) 
         <div className="mt-1 text-[10px] muted">and the offline baseline</div>
       </td>
       <td className="td">
+        {worker.workspaceRoots === null && <span className="muted">not shown to this token</span>}
         <ul>
-          {worker.workspaceRoots.map((root) => (
+          {(worker.workspaceRoots ?? []).map((root) => (
             <li key={root} className="truncate font-mono" title={root}>
               {root === '/' ? '/ (any directory)' : root}
             </li>

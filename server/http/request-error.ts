@@ -30,4 +30,6 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   model_lacks_capability: 422,
   suite_invalid: 400,
   suite_not_found: 404,
+  server_busy: 503,
+  read_only: 403,
 };

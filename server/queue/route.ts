@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isInside } from '../../lib/policy';
 import { reachesWorkspace, sameModel, servedModels, withTag, workerState, type WorkerRecord } from '../../lib/worker';
 
@@ -15,9 +16,20 @@ export interface RunRoute {
 }
 
 const TASK_PREFIX = 'planscope.run:';
+/** A route too long to be named in full; the digest's prefix differs from TASK_PREFIX, so the two never collide. */
+const DIGEST_PREFIX = 'planscope.run#';
+/** graphile-worker refuses a task identifier longer than this (a CHECK on its jobs table). */
+export const MAX_TASK_NAME_CHARS = 128;
 
+/**
+ * The route's task name: readable (`planscope.run:qwen3:8b@/srv/ws`) when it fits graphile-worker's bound, else
+ * its SHA-256. A model name (up to 200 characters) and a root (a path) have no bound of their own that would keep
+ * it short; the queue and the workers compute the same name from the same route, so routing holds either way.
+ */
 export function taskName(route: RunRoute): string {
-  return `${TASK_PREFIX}${route.model}@${route.root}`;
+  const readable = `${TASK_PREFIX}${route.model}@${route.root}`;
+  if (readable.length <= MAX_TASK_NAME_CHARS) return readable;
+  return `${DIGEST_PREFIX}${createHash('sha256').update(readable, 'utf8').digest('hex')}`;
 }
 
 /**

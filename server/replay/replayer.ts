@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
-import { ReplayRequest, type ReplayBatch, type ReplayedCall, type ReplayList, type ReplayRecord, type ReplayReply, type ReplaySettings } from '../../lib/replay';
+import type { CallOptions } from '../../lib/events';
+import { ReplayOptions, ReplayRequest, type ReplayBatch, type ReplayedCall, type ReplayList, type ReplayRecord, type ReplayReply, type ReplaySettings } from '../../lib/replay';
 import type { Config } from '../config';
+import { withinContextLength } from '../engine/context-budget';
 import { sendToModel } from '../engine/llm-call';
 import { PLAN_PROFILES } from '../engine/profiles';
 import { planRules } from '../engine/profiles/profile';
 import { parseOrRefuse, RequestError } from '../errors';
+import { cachedOllamaFacts } from '../llm/model-facts';
 import { resolveModel } from '../llm/resolve';
 import { ModelCallError, type Model } from '../llm/types';
 import type { RunTools } from '../runs/registry';
@@ -14,6 +17,9 @@ import type { ReplayStore } from '../store/replay-store';
 import type { RunStore } from '../store/run-store';
 import { judgeReply, type JudgeRules } from './judge';
 import { loadRecordedCall, type RecordedCall } from './recorded-call';
+
+/** Longest a replay waits on `/api/show` for the model's context length (usually answered from the cache). */
+const FACTS_TIMEOUT_MS = 3000;
 
 export interface ReplayerDeps {
   config: Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeoutMs' | 'hostConcurrency' | 'pathPolicy' | 'callOptions' | 'limits' | 'maxReplayRepeats'>;
@@ -46,13 +52,14 @@ export class Replayer {
   async replay(runId: string, call: string, body: unknown, signal: AbortSignal): Promise<ReplayBatch> {
     const request = parseRequest(body, this.deps.config.maxReplayRepeats);
     const recorded = await this.load(runId, call);
+    const modelName = request.model ?? recorded.settings.model;
+    const model = resolveModel(modelName, this.deps.config);
     const settings: ReplaySettings = {
-      model: request.model ?? recorded.settings.model,
+      model: modelName,
       messages: request.messages ?? recorded.settings.messages,
-      options: { ...recorded.settings.options, ...request.options },
+      options: await this.options(model, { ...recorded.settings.options, ...request.options }, call),
       format: request.format ?? recorded.settings.format,
     };
-    const model = resolveModel(settings.model, this.deps.config);
     if (model.baseline && recorded.input === null) {
       throw new RequestError(
         'call_not_replayable',
@@ -86,6 +93,31 @@ export class Replayer {
       replays.push(record);
     }
     return { batch, replays, validated: replays.filter((r) => r.judgement?.validated === true).length, total: replays.length };
+  }
+
+  /**
+   * The options a replay sends: those asked for over those recorded, held to the bounds a request's own options
+   * have (a recorded option out of them is refused, naming it, unless the request gives its own), and `num_ctx`
+   * no larger than the model's context length, as a run's calls are.
+   */
+  private async options(model: Model, merged: CallOptions, call: string): Promise<CallOptions> {
+    const checked = ReplayOptions.safeParse(merged);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      const field = issue?.path.join('.') ?? 'options';
+      throw new RequestError(
+        'call_not_replayable',
+        `The call ${call} recorded options.${field} ${JSON.stringify((merged as Record<string, unknown>)[field])}, which a replay may not send (${issue?.message ?? 'out of range'}); give options.${field} in the request.`,
+      );
+    }
+    if (model.baseline || model.host === null) return checked.data;
+    let contextLength: number | null = null;
+    try {
+      contextLength = (await cachedOllamaFacts(this.deps.config.ollamaHost, model.name, FACTS_TIMEOUT_MS)).model?.contextLength ?? null;
+    } catch {
+      // An Ollama that cannot say is left to the call itself, which fails with its own code.
+    }
+    return withinContextLength(checked.data, contextLength);
   }
 
   private load(runId: string, call: string): Promise<RecordedCall> {

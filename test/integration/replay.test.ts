@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { CallOptions } from '../../lib/events';
 import type { ChatMessage } from '../../lib/replay';
+import type { RunBundle } from '../../lib/bundle';
+import { toResult } from '../../lib/result';
+import { foldRun } from '../../lib/run-state';
+import { exportRun } from '../../server/run-bundles/export';
+import { importBundle } from '../../server/run-bundles/import';
 import type { RequestError } from '../../server/errors';
 import { answer, ENDPOINT_TASK, endpointAnswer, generalPlan, plan, readStep, reasonStep, startHarness, type Harness } from '../support/harness';
 
@@ -139,6 +145,52 @@ describe('replaying a recorded LLM call', () => {
     expect(await refusal(replayer.replay(run.id, 'planner#1', { model: 'offline' }, signal()))).toEqual({ code: 'call_not_replayable', status: 409 });
     expect(chats(h).length).toBe(sentBefore);
     expect((await replayer.list(run.id, 'planner#1')).replays).toEqual([]);
+  });
+
+  it('holds a recorded call\'s options to the request\'s bounds and num_ctx to the model\'s context length', async () => {
+    h = await startHarness({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] }, { PLANSCOPE_REVIEW: 'false' });
+    const run = await h.run(ENDPOINT_TASK);
+    const { replayer } = h.runtime;
+    // As an imported bundle may record them: any integers. The bundle is exported, its first call's options edited, its
+    // Result folded again from the edited events (so the import's own checks pass) and imported.
+    const imported = async (options: CallOptions) => {
+      const bundle = await exportRun({ runs: h!.runtime.store, replays: h!.runtime.replays }, h!.runtime.config, run.id);
+      const events = bundle.events.map((e) => (e.type === 'llm_call_started' && e.call === 'planner#1' ? { ...e, options } : e));
+      const result = JSON.parse(JSON.stringify(toResult(bundle.result.id, foldRun(events)))) as RunBundle['result'];
+      return (await importBundle(h!.runtime.store, JSON.stringify({ ...bundle, events, result }))).id;
+    };
+    const recorded = run.view.llmCalls[0]!.options!;
+    const hostile: [string, CallOptions][] = [
+      ['num_ctx 2^53-1', { ...recorded, numCtx: Number.MAX_SAFE_INTEGER }],
+      ['num_predict -1', { ...recorded, numPredict: -1 }],
+      ['num_ctx 0', { ...recorded, numCtx: 0 }],
+      ['temperature 1e9', { ...recorded, temperature: 1e9 }],
+    ];
+    const sentBefore = chats(h).length;
+    for (const [what, options] of hostile) {
+      const id = await imported(options);
+      const refused = await replayer.replay(id, 'planner#1', {}, signal()).then(
+        () => null,
+        (e: unknown) => e as RequestError,
+      );
+      expect({ what, code: refused?.code, status: refused?.status }).toEqual({ what, code: 'call_not_replayable', status: 409 });
+      expect(refused?.message).toMatch(/give options\.\w+ in the request/);
+      expect((await replayer.list(id, 'planner#1')).replays).toEqual([]);
+    }
+    expect(chats(h).length).toBe(sentBefore);
+
+    // The request's own options stand in for the recorded ones it names.
+    const fixed = await imported({ ...recorded, numCtx: Number.MAX_SAFE_INTEGER, numPredict: -1 });
+    h.fake.setScript({ planner: [{ content: plan('src/config.ts') }, { content: plan('src/config.ts') }, { content: plan('src/config.ts') }] });
+    const given = await replayer.replay(fixed, 'planner#1', { options: { numCtx: 8192, numPredict: 256 } }, signal());
+    expect(given.replays[0]!.request.options).toMatchObject({ numCtx: 8192, numPredict: 256 });
+    // More context than the model has (the fake's qwen3 takes 40960), asked or recorded: sent as the model's length.
+    const asked = await replayer.replay(run.id, 'planner#1', { options: { numCtx: 1_048_576 } }, signal());
+    expect(asked.replays[0]!.request.options.numCtx).toBe(40960);
+    const wide = await imported({ ...recorded, numCtx: 131_072 });
+    const recordedWide = await replayer.replay(wide, 'planner#1', {}, signal());
+    expect(recordedWide.replays[0]!.request.options.numCtx).toBe(40960);
+    expect(chats(h).slice(sentBefore).map((c) => c.options.num_ctx)).toEqual([8192, 40960, 40960]);
   });
 
   it('judges a general plan by the tools on offer and a reasoning step\'s reply by its schema', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunQueue, type QueueWork } from '../../server/queue/run-queue';
-import type { RunRoute } from '../../server/queue/route';
+import { MAX_TASK_NAME_CHARS, taskName, type RunRoute } from '../../server/queue/route';
 import { openPgStores } from '../../server/store/pg/stores';
 import { until } from '../support/harness';
 import { databaseForTest, type TestDatabase } from '../support/postgres';
@@ -77,6 +77,25 @@ describe('the run queue (graphile-worker on PostgreSQL)', () => {
     expect(llama.taken).toEqual([{ runId: 'for-llama', attempt: 1 }]);
     await queue.withdraw('for-other-root');
     expect(await queue.hasJob('for-other-root')).toBe(false);
+  });
+
+  it('a route past graphile-worker\'s 128-character task names is queued and taken, apart from one that differs only at its end', async () => {
+    const database = await databaseForTest(cleanups);
+    const queue = await openQueue(database);
+    const longModel: RunRoute = { model: `${'m'.repeat(199)}a`, root: '/srv/repos' };
+    const sameStart: RunRoute = { model: `${'m'.repeat(199)}b`, root: '/srv/repos' };
+    const longRoot: RunRoute = { model: 'qwen3:8b', root: `/srv/${'deep/'.repeat(60)}ws` };
+    for (const route of [longModel, sameStart, longRoot]) expect(taskName(route).length).toBeLessThanOrEqual(MAX_TASK_NAME_CHARS);
+    expect(taskName(longModel)).not.toBe(taskName(sameStart));
+    // A name that fits stays readable.
+    expect(taskName(QWEN)).toBe('planscope.run:qwen3:8b@/srv/repos');
+    await queue.enqueue('long-model', longModel, 3);
+    await queue.enqueue('same-start', sameStart, 3);
+    await queue.enqueue('long-root', longRoot, 3);
+    const { taken } = await startWork(queue, [longModel, longRoot]);
+    await until('both jobs of its routes to be taken', () => taken.length === 2);
+    expect(taken.map((t) => t.runId).sort()).toEqual(['long-model', 'long-root']);
+    expect(await queue.hasJob('same-start')).toBe(true);
   });
 
   it('a job locked by a worker that is gone is taken again at once when released, as its next attempt', async () => {

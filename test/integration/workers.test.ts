@@ -51,7 +51,7 @@ describe('a runtime as a worker', () => {
     h = await startHarness({}, FAST);
     cleanups.push(() => h.close());
     const { runtime } = h;
-    const view = () => workersView(runtime.workers, runtime.config.workers);
+    const view = () => workersView(runtime.workers, runtime.config.workers, true);
     const self = thisProcess();
     const first = await until(view, (r) => r.workers.some((w) => w.id === self.start), 'the runtime registered');
     const worker = first.workers.find((w) => w.id === self.start)!;
@@ -77,7 +77,7 @@ describe('a runtime as a worker', () => {
     const reopened = stores.workers;
     const recorded = (await reopened.list()).find((w) => w.id === self.start);
     expect(recorded?.stoppedAt).not.toBeNull();
-    expect((await workersView(reopened, runtime.config.workers)).workers.find((w) => w.id === self.start)?.state).toBe('stopped');
+    expect((await workersView(reopened, runtime.config.workers, true)).workers.find((w) => w.id === self.start)?.state).toBe('stopped');
   });
 });
 
@@ -113,12 +113,47 @@ describe('workersView', () => {
     await store.register({ ...base, id: 'lost', startedAt: now - 3, lastBeatAt: now - 30_000 });
     await store.register({ ...base, id: 'live', startedAt: now - 2, lastBeatAt: now - 500 });
     await store.register({ ...base, id: 'stopped-long-ago', startedAt: now - 1, lastBeatAt: now - 3 * 3600_000, stoppedAt: now - 2 * 3600_000 });
-    const { workers } = await workersView(store, { heartbeatMs: 2000, lostAfterMs: 10_000 }, now);
+    const { workers } = await workersView(store, { heartbeatMs: 2000, lostAfterMs: 10_000 }, true, now);
     expect(workers.map((w) => [w.id, w.state])).toEqual([
       ['live', 'live'],
       ['lost', 'lost'],
       ['stopped-recently', 'stopped'],
     ]);
+  });
+});
+
+describe('workersView for a read-only viewer', () => {
+  it('leaves out the machines (host names, pids, Ollama URLs, roots) and keeps states, models, counts and runs', async () => {
+    const store = sqliteWorkers();
+    const now = Date.now();
+    const hosts = [
+      { host: 'http://gpu-box.internal:11434', models: ['qwen3:8b'], reachable: true },
+      { host: 'http://user:secret@10.0.0.7:11434', models: ['llama3.2:latest'], reachable: false },
+    ];
+    await store.register({ id: 'w1', host: 'build-7.corp', pid: 4242, startedAt: now - 10, lastBeatAt: now, stoppedAt: null, concurrency: 3, hosts, workspaceRoots: ['/srv/secret-repos'] });
+    const settings = { heartbeatMs: 2000, lostAfterMs: 10_000 };
+    const full = await workersView(store, settings, true, now);
+    expect(full.machineDetails).toBe(true);
+    expect(full.workers[0]).toMatchObject({ host: 'build-7.corp', pid: 4242, workspaceRoots: ['/srv/secret-repos'], hosts });
+    const read = await workersView(store, settings, false, now);
+    expect(read.machineDetails).toBe(false);
+    expect(read.workers[0]).toMatchObject({
+      id: 'w1',
+      state: 'live',
+      concurrency: 3,
+      host: null,
+      pid: null,
+      workspaceRoots: null,
+      hosts: [
+        { host: null, models: ['qwen3:8b'], reachable: true },
+        { host: null, models: ['llama3.2:latest'], reachable: false },
+      ],
+      running: [],
+    });
+    expect(servedModels(read.workers[0]!)).toEqual(['offline', 'qwen3:8b']);
+    const text = JSON.stringify(read);
+    for (const detail of ['build-7.corp', '4242', 'gpu-box', '10.0.0.7', 'secret-repos']) expect(text).not.toContain(detail);
+    expect(read.queue).toEqual(full.queue);
   });
 });
 

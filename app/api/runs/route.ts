@@ -39,6 +39,8 @@ export function POST(request: Request): Promise<Response> {
 function parseCursor(raw: string | null): { createdAt: number; id: string } | undefined {
   if (!raw) return undefined;
   const match = /^(\d+)\.(.+)$/.exec(raw);
-  if (!match) throw new RequestError('invalid_request', 'before: not a cursor returned by this API');
-  return { createdAt: Number(match[1]), id: match[2]! };
+  const createdAt = Number(match?.[1]);
+  // A time past 2^53 is no cursor this API returned, and PostgreSQL's bigint would refuse it with an error.
+  if (!match || !Number.isSafeInteger(createdAt)) throw new RequestError('invalid_request', 'before: not a cursor returned by this API');
+  return { createdAt, id: match[2]! };
 }

@@ -1,3 +1,5 @@
+import type { NextRequest } from 'next/server';
+import { seesMachineDetails, TOKEN_COOKIE } from '@/server/http/gate';
 import { handle } from '@/server/http/respond';
 import { getRuntime } from '@/server/runtime';
 import { workersView } from '@/server/workers/view';
@@ -5,10 +7,11 @@ import { workersView } from '@/server/workers/view';
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-/** The workers (live first) with their hosts, models and running runs, and the queue depth per model. */
-export function GET(): Promise<Response> {
+/** The workers (live first) with their hosts, models and running runs, and the queue depth per model; machines' details for PLANSCOPE_TOKEN only. */
+export function GET(request: NextRequest): Promise<Response> {
   return handle(async () => {
     const { workers, config } = getRuntime();
-    return Response.json(await workersView(workers, config.workers));
+    const details = seesMachineDetails(request.headers, request.cookies.get(TOKEN_COOKIE)?.value);
+    return Response.json(await workersView(workers, config.workers, details));
   });
 }

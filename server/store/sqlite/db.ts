@@ -141,9 +141,22 @@ const MIGRATIONS: string[] = [
    ALTER TABLE runs ADD COLUMN waiting_message TEXT;`,
 ];
 
+/**
+ * The store holds every file a run observed and every prompt: only its owner may read it. A data directory made
+ * here is 0700; the database is created 0600 (SQLite gives its -wal and -shm files the database's own mode), and
+ * one made before with looser modes (0644 under the usual umask) is set to 0600 on open, with its -wal and -shm.
+ * A directory that existed already is left as its owner made it: its files are private either way.
+ */
+const DATA_DIR_MODE = 0o700;
+const DATABASE_FILE_MODE = 0o600;
+const DATABASE_FILE_SUFFIXES = ['', '-wal', '-shm'];
+
 export function openDatabase(dataDir: string): Database.Database {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, 'planscope.db'));
+  fs.mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE });
+  const file = path.join(dataDir, 'planscope.db');
+  fs.closeSync(fs.openSync(file, 'a', DATABASE_FILE_MODE));
+  for (const suffix of DATABASE_FILE_SUFFIXES) keepPrivate(`${file}${suffix}`);
+  const db = new Database(file);
   // WAL lets the dashboard read while a run appends, and a crash loses at most uncommitted work.
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -153,6 +166,15 @@ export function openDatabase(dataDir: string): Database.Database {
   db.function('fold_case', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
   migrate(db);
   return db;
+}
+
+function keepPrivate(file: string): void {
+  try {
+    if ((fs.statSync(file).mode & 0o777) !== DATABASE_FILE_MODE) fs.chmodSync(file, DATABASE_FILE_MODE);
+  } catch (error) {
+    // A -wal or -shm that is not there is made later, with the database's mode.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 function migrate(db: Database.Database): void {

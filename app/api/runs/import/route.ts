@@ -1,3 +1,5 @@
+import type { NextRequest } from 'next/server';
+import { gate } from '@/server/http/gate';
 import { handle, readTextBody } from '@/server/http/respond';
 import { bundleTooLarge, importBundle } from '@/server/run-bundles/import';
 import { getRuntime } from '@/server/runtime';
@@ -5,8 +7,14 @@ import { getRuntime } from '@/server/runtime';
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-/** A run bundle as the body (its JSON text); 201 with where the run is stored, and whether it had to take a new id. */
-export function POST(request: Request): Promise<Response> {
+/**
+ * A run bundle as the body (its JSON text); 201 with where the run is stored, and whether it had to take a new id.
+ * The proxy does not run in front of this route (a bundle is larger than what Next lets it buffer): the gate is
+ * run here, before a byte of the body is read, so a refused request holds no memory for it.
+ */
+export function POST(request: NextRequest): Promise<Response> {
+  const refused = gate(request);
+  if (refused) return Promise.resolve(refused);
   return handle(async () => {
     const { store, config } = getRuntime();
     const text = await readTextBody(request, config.maxBundleBytes, () => bundleTooLarge(config.maxBundleBytes));
