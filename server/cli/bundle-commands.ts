@@ -3,6 +3,7 @@ import { ExitCode } from '../../lib/codes';
 import type { Config } from '../config';
 import { isRequestError } from '../http/request-error';
 import { exportRun } from '../run-bundles/export';
+import { BundleCheckPool } from '../run-bundles/check-pool';
 import { bundleTooLarge, importBundle } from '../run-bundles/import';
 import { openStores } from '../store/stores';
 import { printable } from './terminal-text';
@@ -14,6 +15,7 @@ import { printable } from './terminal-text';
  */
 export async function bundleCommand(command: 'export' | 'import', argument: string, config: Config): Promise<number> {
   const stores = openStores(config);
+  const checks = new BundleCheckPool(config.appRoot, config.bundleChecks);
   try {
     await stores.ready;
     if (command === 'export') {
@@ -22,7 +24,7 @@ export async function bundleCommand(command: 'export' | 'import', argument: stri
     }
     const size = fileSize(argument);
     if (size > config.maxBundleBytes) throw bundleTooLarge(config.maxBundleBytes);
-    const outcome = await importBundle(stores.runs, fs.readFileSync(argument, 'utf8'));
+    const outcome = await importBundle(stores.runs, checks, fs.readFileSync(argument, 'utf8'), config.person);
     process.stderr.write(`${printable(outcome.message)}\n`);
     process.stdout.write(`${outcome.id}\n`);
     return ExitCode.completed;
@@ -31,6 +33,7 @@ export async function bundleCommand(command: 'export' | 'import', argument: stri
     process.stderr.write(`planscope: ${error.code}: ${printable(error.message)}\n`);
     return ExitCode.failed;
   } finally {
+    await checks.close();
     await stores.close();
   }
 }

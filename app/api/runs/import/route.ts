@@ -8,9 +8,9 @@ export const runtime = 'nodejs';
 /** A run bundle as the body (its JSON text); 201 with where the run is stored, and whether it had to take a new id. */
 export function POST(request: Request): Promise<Response> {
   return handle(async () => {
-    const { store, config } = getRuntime();
+    const { store, config, bundleChecks } = getRuntime();
     const text = await readTextBody(request, config.maxBundleBytes, () => bundleTooLarge(config.maxBundleBytes));
-    const outcome = await importBundle(store, text);
+    const outcome = await importBundle(store, bundleChecks, text, config.person);
     return Response.json(outcome, { status: 201, headers: { Location: `/api/runs/${encodeURIComponent(outcome.id)}` } });
   });
 }
