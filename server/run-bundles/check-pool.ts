@@ -5,6 +5,8 @@ import type { PendingArtifact } from '../store/artifact';
 import type { BundleCheckSettings } from '../../lib/bundle';
 import type { BundleRefusal, CheckedBundle, ImportRequest } from './check';
 
+const CHECK_WORKER_ENTRY = 'server/run-bundles/check-worker.mjs';
+
 type Answer = { ok: true; checked: CheckedBundle } | { ok: false; refusal: BundleRefusal };
 
 /**
@@ -21,10 +23,19 @@ export class BundleCheckPool {
   private working = 0;
   private closed = false;
 
+  /**
+   * The thread's entry, in the app's tree, compiled by tsx as it starts: a
+   * path known only at run time, so that the server's bundler does not pull
+   * the entry (and tsx) into its own bundle.
+   */
+  private readonly entry: string;
+
   constructor(
-    private readonly appRoot: string,
+    appRoot: string,
     readonly settings: BundleCheckSettings,
-  ) {}
+  ) {
+    this.entry = path.join(appRoot, CHECK_WORKER_ENTRY);
+  }
 
   async check(text: string, request: ImportRequest): Promise<CheckedBundle> {
     await this.take();
@@ -62,7 +73,7 @@ export class BundleCheckPool {
   }
 
   private run(text: string, request: ImportRequest): Promise<CheckedBundle> {
-    const worker = this.idle.pop() ?? new Worker(path.join(this.appRoot, 'server', 'run-bundles', 'check-worker.mjs'));
+    const worker = this.idle.pop() ?? new Worker(this.entry);
     worker.ref();
     return new Promise<CheckedBundle>((resolve, reject) => {
       const done = (settle: () => void, keep: boolean) => {

@@ -133,8 +133,9 @@ const unplacedReplay = <T extends { record: ReplayRecord }>(r: T) => ({ ...r, re
  * import added (its `run_imported`, the marks on the bundle's verdicts and
  * decisions, the lineage kept as a claim).
  */
+const unmark = <T extends { imported?: true }>({ imported: _mark, ...rest }: T) => rest;
+
 function asBundled(view: RunState): RunState {
-  const unmark = <T extends { imported?: true }>({ imported: _mark, ...rest }: T) => rest;
   return {
     ...view,
     imported: null,
@@ -146,7 +147,6 @@ function asBundled(view: RunState): RunState {
 }
 
 function asBundledResult({ imported, ...result }: RunResult): RunResult {
-  const unmark = <T extends { imported?: true }>({ imported: _mark, ...rest }: T) => rest;
   return {
     ...result,
     forkedFrom: imported?.claimedForkedFrom ?? result.forkedFrom,
