@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import type { RunBundle } from '../lib/bundle';
+import { toResult } from '../lib/result';
+import { foldRun } from '../lib/run-state';
 import { TASK } from './content';
 import { expect, settled, startRun, test } from './fixtures';
 
@@ -41,6 +43,8 @@ test('download a run as a bundle, import it through the file picker, and open it
   await expect(page.getByTestId('run-status')).toContainText('completed');
   await expect(page.getByTestId('run-task')).toHaveText(TASK);
   await expect(page.getByTestId('run-imported')).toContainText(`from run ${id} on `);
+  // Where it came from is the bundle's word; who imported it is this planscope's.
+  await expect(page.getByTestId('run-imported')).toContainText(', as the bundle says; by local');
   await expect(page.getByTestId('download-bundle')).toBeVisible();
   // The answer as the original showed it: the same grounding and the same citations.
   await expect(page.getByTestId('grounding-score')).toHaveAttribute('title', `grounding score ${original.check!.groundingScore.toFixed(2)}`);
@@ -62,11 +66,19 @@ test('a bundle\'s text is shown as text, and a bad bundle is refused with its co
   const bundle = (await (await request.get(`/api/runs/${id}/bundle`)).json()) as RunBundle;
   const created = bundle.events[0]!;
   if (created.type !== 'run_created') throw new Error('a bundle starts with run_created');
+  // A verdict the bundle says `local` gave: the name of whoever imports it here, which it must not pass for.
+  const last = bundle.events.at(-1)!;
+  const events: RunBundle['events'] = [
+    { ...created, task: HOSTILE, workspace: `/nowhere/${HOSTILE}` },
+    ...bundle.events.slice(1),
+    { seq: last.seq + 1, at: last.at + 1, type: 'human_verdict', claim: null, verdict: 'correct', note: HOSTILE, by: 'local' },
+  ];
+  const hostileId = `${id}-hostile`;
   const hostile: RunBundle = {
     ...bundle,
-    source: { ...bundle.source, runId: `${id}-hostile`, host: HOSTILE },
-    result: { ...bundle.result, id: `${id}-hostile`, task: HOSTILE, workspace: `/nowhere/${HOSTILE}` },
-    events: [{ ...created, task: HOSTILE, workspace: `/nowhere/${HOSTILE}` }, ...bundle.events.slice(1)],
+    source: { ...bundle.source, runId: hostileId, host: HOSTILE },
+    result: JSON.parse(JSON.stringify(toResult(hostileId, foldRun(events)))) as RunBundle['result'],
+    events,
   };
   const hostileFile = testInfo.outputPath('hostile.bundle.json');
   fs.writeFileSync(hostileFile, JSON.stringify(hostile));
@@ -93,6 +105,8 @@ test('a bundle\'s text is shown as text, and a bad bundle is refused with its co
   await expect(page.getByTestId('run-task')).toHaveText(HOSTILE);
   await expect(page.getByText(`/nowhere/${HOSTILE}`)).toBeVisible();
   await expect(page.getByTestId('run-imported')).toContainText(HOSTILE);
+  await expect(page.getByTestId('human-verdict')).toContainText('claimed by local (imported)');
+  await expect(page.getByTestId('human-verdict')).toHaveAttribute('data-imported', 'true');
   expect(await page.evaluate(() => (window as { __pwned?: string }).__pwned)).toBeUndefined();
   await expect(page.locator('img[src="x"]')).toHaveCount(0);
 });

@@ -1,11 +1,12 @@
 import type { CheckedClaim } from './checker';
-import type { HumanVerdict } from './human-verdict';
+import { isLocalVerdict, type HumanVerdict } from './human-verdict';
 import type { ReviewVerdict } from './review';
 import type { RunState } from './run-state';
 
 /**
  * How the automated judges agree with people. For every claim a person has
- * judged (their current verdict; each person's counts once), the Checker's
+ * judged here (their current verdict; each person's counts once; verdicts
+ * that came in a run bundle are not counted), the Checker's
  * verdict and the Reviewer's are set against the person's: a confusion
  * table each, and, for the question "does the judge flag what a person
  * calls incorrect?", precision, recall and Cohen's kappa. A person's
@@ -40,6 +41,8 @@ export interface JudgedClaim {
 export function judgedClaimsOf(runId: string, view: RunState): JudgedClaim[] {
   const claims = view.check?.claims ?? [];
   return view.humanVerdicts.current.flatMap((v) => {
+    // A bundle's verdict names someone elsewhere, by its own say-so: the tables are of people here.
+    if (!isLocalVerdict(v)) return [];
     const claim = v.claim === null ? undefined : claims[v.claim - 1];
     if (v.claim === null || claim === undefined) return [];
     const review = view.review?.reviews.find((r) => r.claim === v.claim);

@@ -26,9 +26,18 @@ export const BundleHeader = z.object({ format: z.literal(BUNDLE_FORMAT), version
  * else (bytes that are not valid UTF-8) as base64. `bytes` and `sha256` are
  * of the decoded bytes, as the store keeps them.
  */
+/**
+ * Names and claims a bundle carries are keys and labels here (an artifact's
+ * name is part of a primary key and an address): bounded, and with no
+ * control characters, so that none reaches a terminal or an index whole.
+ */
+export const MAX_ARTIFACT_NAME_CHARS = 512;
+export const MAX_CLAIM_CHARS = 1000;
+const Label = (max: number) => z.string().min(1).max(max).regex(/^[^\p{Cc}]*$/u, 'no control characters');
+
 export const BundleArtifact = z.strictObject({
-  name: z.string().min(1),
-  mediaType: z.string().min(1),
+  name: Label(MAX_ARTIFACT_NAME_CHARS),
+  mediaType: Label(255),
   bytes: z.int().min(0),
   sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256'),
   encoding: z.enum(['utf8', 'base64']),
@@ -38,8 +47,8 @@ export type BundleArtifact = z.infer<typeof BundleArtifact>;
 
 /** Where a bundle was made: the run's id there, the host, the kind of store, and when. */
 export const BundleSource = z.strictObject({
-  runId: z.string().min(1),
-  host: z.string().nullable(),
+  runId: Label(MAX_CLAIM_CHARS),
+  host: Label(255).nullable(),
   store: z.enum(['sqlite', 'postgresql']),
   exportedAt: z.iso.datetime(),
 });
@@ -56,7 +65,8 @@ export const RunBundle = z.strictObject({
   format: z.literal(BUNDLE_FORMAT),
   version: z.literal(BUNDLE_VERSION),
   source: BundleSource,
-  result: RunResult,
+  /** Its id is the bundle's claim: bounded here, and taken as the run's id only if it is one this planscope makes (lib/run-id.ts). */
+  result: RunResult.extend({ id: Label(MAX_CLAIM_CHARS) }),
   events: z.array(RunEvent).min(1),
   artifacts: z.array(BundleArtifact),
   /** Absent from bundles made before replays travelled; such a bundle imports with none. */
@@ -64,16 +74,43 @@ export const RunBundle = z.strictObject({
 });
 export type RunBundle = z.infer<typeof RunBundle>;
 
+/** How much one bundle may hold (PLANSCOPE_BUNDLE_MAX_*): past any of them it is refused `bundle_limit_exceeded`. */
+export interface BundleLimits {
+  maxEvents: number;
+  /** LLM calls of the run. */
+  maxCalls: number;
+  /** The run's artifacts and its replays' together. */
+  maxArtifacts: number;
+  maxReplays: number;
+}
+
+/** A run at every bound (10 rounds of 20 steps, its retries, a review) stays well inside these. */
+export const DEFAULT_BUNDLE_LIMITS: BundleLimits = { maxEvents: 5000, maxCalls: 500, maxArtifacts: 5000, maxReplays: 1000 };
+
+/** How bundles are checked: their bounds, and how many threads check at once with how many imports waiting for one. */
+export interface BundleCheckSettings {
+  limits: BundleLimits;
+  /** Threads checking bundles at once (PLANSCOPE_BUNDLE_IMPORTS). */
+  threads: number;
+  /** Imports waiting for a thread at most (PLANSCOPE_BUNDLE_IMPORT_QUEUE); one more is refused `bundle_import_busy`. */
+  queue: number;
+  /** One bundle's checks at most (PLANSCOPE_BUNDLE_CHECK_TIMEOUT_MS); past it the thread is stopped and the bundle refused. */
+  timeoutMs: number;
+}
+
 /** Where an imported run came from and when it arrived: shown beside it in the list and on its page. */
 export const RunImport = z.object({
-  /** `<run id> on <host>`, as the bundle says: untrusted text, shown as text. */
+  /** `run <id> on <host>, as the bundle says`: untrusted text, shown as text. */
   from: z.string(),
   at: z.number(),
+  /** Who imported it (a person of this planscope), where the page knows it from the run's `run_imported`. */
+  by: z.string().optional(),
 });
 export type RunImport = z.infer<typeof RunImport>;
 
+/** The bundle's account of where it was made, phrased as its claim: nothing checks a host's name or a run there. */
 export function describeSource(source: BundleSource): string {
-  return `run ${source.runId} on ${source.host ?? 'an unnamed host'}`;
+  return `run ${source.runId} on ${source.host ?? 'an unnamed host'}, as the bundle says`;
 }
 
 /** The file name a bundle is downloaded under. */

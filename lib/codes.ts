@@ -112,6 +112,10 @@ export const RequestErrorCode = z.enum([
   'bundle_events_invalid',
   /** A bundle larger than PLANSCOPE_MAX_BUNDLE_BYTES. */
   'bundle_too_large',
+  /** A bundle holding more events, LLM calls, artifacts or replays than PLANSCOPE_BUNDLE_MAX_* allow, or whose checks outran PLANSCOPE_BUNDLE_CHECK_TIMEOUT_MS. */
+  'bundle_limit_exceeded',
+  /** Every bundle check slot and queue place (PLANSCOPE_BUNDLE_IMPORTS, PLANSCOPE_BUNDLE_IMPORT_QUEUE) is taken: try again shortly. */
+  'bundle_import_busy',
   /** The Ollama server is older than a feature the run needs (structured outputs, `think`); the message names the minimum version. */
   'ollama_too_old',
   /** The model lacks a capability a role needs (`completion`; `thinking` for a role with thinking on), per its `/api/show`. */

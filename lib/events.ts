@@ -3,6 +3,7 @@ import { AnswerCheck } from './checker';
 import { ErrorInfo, RejectionCode, StepErrorCode, WaitReason } from './codes';
 import { HumanVerdictFields } from './human-verdict';
 import { ClaimReview } from './review';
+import { Person } from './person';
 
 /**
  * The run's event log. Every transition of a run is one of these, appended
@@ -387,6 +388,15 @@ export const RunEvent = z.discriminatedUnion('type', [
    * stay as they were, and the Checker's and Reviewer's verdicts are not touched.
    */
   event('human_verdict', HumanVerdictFields.shape),
+  /**
+   * The run came here in a bundle, which this event, appended by the import
+   * after the bundle's own log, says: who imported it (`by`, a person of this
+   * planscope), and the bundle's claims, kept as claims (where it was made,
+   * the run's id there). Every person's name before it (verdicts, approval
+   * decisions) is the bundle's claim, and its fork lineage names a run of
+   * elsewhere, not one of here.
+   */
+  event('run_imported', { by: Person, from: z.string(), claimedId: z.string() }),
 ]);
 export type RunEvent = z.infer<typeof RunEvent>;
 export type RunEventType = RunEvent['type'];

@@ -38,8 +38,12 @@ export const HumanVerdictRequest = z.strictObject({
 });
 export type HumanVerdictRequest = z.input<typeof HumanVerdictRequest>;
 
-/** One verdict as given: the event's fields, its sequence number and when it was given. */
-export const HumanVerdictEntry = HumanVerdictFields.extend({ seq: z.int().min(1), at: z.number() });
+/**
+ * One verdict as given: the event's fields, its sequence number and when it
+ * was given. `imported`: it came in a run bundle, so `by` is only what the
+ * bundle claims, never a person of this planscope.
+ */
+export const HumanVerdictEntry = HumanVerdictFields.extend({ seq: z.int().min(1), at: z.number(), imported: z.literal(true).optional() });
 export type HumanVerdictEntry = z.infer<typeof HumanVerdictEntry>;
 
 export interface HumanVerdictsView {
@@ -51,12 +55,28 @@ export interface HumanVerdictsView {
 
 export const noHumanVerdicts: HumanVerdictsView = { current: [], history: [] };
 
-/** Folds one more verdict in: it replaces the same person's on the same claim, and joins the history. */
+/** Folds one more verdict in: it replaces the same person's on the same claim (never an imported one: that is someone else's claim), and joins the history. */
 export function addHumanVerdict(view: HumanVerdictsView, entry: HumanVerdictEntry): HumanVerdictsView {
   return {
-    current: [...view.current.filter((v) => v.claim !== entry.claim || v.by !== entry.by), entry],
+    current: [...view.current.filter((v) => v.claim !== entry.claim || v.by !== entry.by || v.imported), entry],
     history: [...view.history, entry],
   };
+}
+
+/** Every verdict so far marked as having come in a bundle: what a `run_imported` event does to them. */
+export function markImported(view: HumanVerdictsView): HumanVerdictsView {
+  const mark = (v: HumanVerdictEntry): HumanVerdictEntry => ({ ...v, imported: true });
+  return { current: view.current.map(mark), history: view.history.map(mark) };
+}
+
+/** Who gave a verdict (or a decision), as every view says it: an imported one's name is the bundle's claim. */
+export function givenBy(entry: { by: string; imported?: true }): string {
+  return entry.imported ? `claimed by ${entry.by} (imported)` : entry.by;
+}
+
+/** A verdict of a person of this planscope, as the review queue and the agreement tables count them. */
+export function isLocalVerdict(entry: { imported?: true }): boolean {
+  return entry.imported !== true;
 }
 
 /** The current verdicts on one claim (null: the answer as a whole), one per person. */

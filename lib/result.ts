@@ -22,7 +22,13 @@ export const LlmAggregates = z.strictObject({
 export type LlmAggregates = z.infer<typeof LlmAggregates>;
 
 /** One person's verdict as the Result reports it. */
-export const ResultHumanVerdict = z.strictObject({ ...HumanVerdictFields.shape, seq: z.int().min(1), at: z.iso.datetime() });
+export const ResultHumanVerdict = z.strictObject({
+  ...HumanVerdictFields.shape,
+  seq: z.int().min(1),
+  at: z.iso.datetime(),
+  /** Present on a verdict that came in a run bundle: `by` is the bundle's claim. */
+  imported: z.literal(true).optional(),
+});
 export type ResultHumanVerdict = z.infer<typeof ResultHumanVerdict>;
 
 /**
@@ -66,6 +72,14 @@ export const RunResult = z.strictObject({
    * every verdict given. Empty for a run nobody has judged.
    */
   humanVerdicts: z.strictObject({ current: z.array(ResultHumanVerdict), history: z.array(ResultHumanVerdict) }),
+  /**
+   * Present on a run that came in a bundle: who imported it and when, and
+   * the bundle's claims (where it was made, the run's id and the fork
+   * lineage there), which are claims, not facts of this planscope.
+   */
+  imported: z
+    .strictObject({ by: z.string(), at: z.iso.datetime(), from: z.string(), claimedId: z.string(), claimedForkedFrom: ForkedFrom.nullable() })
+    .optional(),
   /** Each take-over after the run's process died (`run_resumed`); absent for a run that was never taken over. */
   resumes: z
     .array(z.strictObject({ attempt: z.int().min(2), round: z.int().nullable(), restart: ResumeRestart, reason: z.string(), at: z.iso.datetime() }))
@@ -101,6 +115,7 @@ export function toResult(id: string, view: RunState): RunResult {
     llmCalls: view.llmCalls.map((c) => callEntry(c, isTerminal(view.status))),
     forkedFrom: view.forkedFrom,
     humanVerdicts: { current: view.humanVerdicts.current.map(resultVerdict), history: view.humanVerdicts.history.map(resultVerdict) },
+    ...(view.imported && { imported: { ...view.imported, at: new Date(view.imported.at).toISOString() } }),
     ...(view.resumes.length > 0 && { resumes: view.resumes.map((r) => ({ ...r, at: new Date(r.at).toISOString() })) }),
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ErrorInfo, WaitReason } from './codes';
 import { PlanProfile, RunStatus, Strategy } from './events';
+import { isLocalVerdict } from './human-verdict';
 import { attemptsOf, type RunState } from './run-state';
 
 /**
@@ -54,7 +55,7 @@ export const RunProgress = z.object({
   errorCode: ErrorInfo.shape.code.nullable(),
   /** Sequence number of the last event stored. */
   lastSeq: z.number().int(),
-  /** People's verdicts given on the run, superseded ones included: 0 is a run nobody has judged yet. */
+  /** Verdicts people of this planscope gave on the run, superseded ones included (a bundle's claimed ones are not counted): 0 is a run nobody here has judged yet. */
   humanVerdicts: z.number().int().min(0),
   /** Why the run waits now (the fold's `waiting`), so that the runs list can say it; null when it does not. */
   waitingReason: WaitReason.nullable().default(null),
@@ -81,7 +82,7 @@ export function runProgressOf(state: RunState): RunProgress {
     evalTokens,
     errorCode: state.error?.code ?? null,
     lastSeq: state.lastSeq,
-    humanVerdicts: state.humanVerdicts.history.length,
+    humanVerdicts: state.humanVerdicts.history.filter(isLocalVerdict).length,
     waitingReason: state.waiting?.reason ?? null,
     waitingMessage: state.waiting?.message ?? null,
   };

@@ -15,7 +15,7 @@ import {
   type RunStatus,
   type StepStatus,
 } from './events';
-import { addHumanVerdict, noHumanVerdicts, type HumanVerdictsView } from './human-verdict';
+import { addHumanVerdict, markImported, noHumanVerdicts, type HumanVerdictsView } from './human-verdict';
 
 /**
  * The one reducer: a run's state is a pure fold of its events. The server uses
@@ -84,7 +84,10 @@ export interface ApprovalView {
 }
 
 /** The decision, with when (`at`) and by whom (`by`) it was made. */
-export type ApprovalDecisionView = Omit<EventOf<'approval_decided'>, 'seq' | 'type' | 'request' | 'round'>;
+export type ApprovalDecisionView = Omit<EventOf<'approval_decided'>, 'seq' | 'type' | 'request' | 'round'> & {
+  /** It came in a run bundle: `by` is the bundle's claim, not a person of this planscope. */
+  imported?: true;
+};
 
 export interface ObservationView extends ObservationMeta {
   round: number;
@@ -138,11 +141,20 @@ export interface RunState extends RunCreated {
   carried: Omit<EventOf<'work_carried'>, Envelope> | null;
   /** People's verdicts on the claims and the answer, kept apart from the Checker's and the Reviewer's. */
   humanVerdicts: HumanVerdictsView;
+  /** Set on a run that came in a bundle (`run_imported`); null for a run recorded here. */
+  imported: ImportedView | null;
   /** Each time the run was taken over after its process died, in order. */
   resumes: ResumeView[];
   /** Sequence number of the last event folded in; the stream resumes after it. */
   lastSeq: number;
 }
+
+/**
+ * Who imported the run and when, and what the bundle claimed: where it was
+ * made, the run's id there, and the run it was forked from there (never
+ * linked to a run of here, which merely shares the name).
+ */
+export type ImportedView = Omit<EventOf<'run_imported'>, Envelope> & { at: number; claimedForkedFrom: ForkedFrom | null };
 
 export const emptyRun: RunState = {
   task: '',
@@ -169,6 +181,7 @@ export const emptyRun: RunState = {
   forkedFrom: null,
   carried: null,
   humanVerdicts: noHumanVerdicts,
+  imported: null,
   resumes: [],
   lastSeq: 0,
 };
@@ -389,6 +402,14 @@ function reduce(s: RunState, e: RunEvent): RunState {
       return {
         ...s,
         humanVerdicts: addHumanVerdict(s.humanVerdicts, { seq: e.seq, at: e.at, claim: e.claim, verdict: e.verdict, note: e.note, by: e.by }),
+      };
+    case 'run_imported':
+      return {
+        ...s,
+        imported: { by: e.by, from: e.from, claimedId: e.claimedId, at: e.at, claimedForkedFrom: s.forkedFrom ?? s.imported?.claimedForkedFrom ?? null },
+        forkedFrom: null,
+        humanVerdicts: markImported(s.humanVerdicts),
+        rounds: s.rounds.map((r) => (r.approval?.decision ? { ...r, approval: { ...r.approval, decision: { ...r.approval.decision, imported: true } } } : r)),
       };
   }
 }

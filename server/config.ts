@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { CallLabel, type CallOptions, type PlanProfile, type RunLimits } from '../lib/events';
+import { DEFAULT_BUNDLE_LIMITS, type BundleCheckSettings } from '../lib/bundle';
 import { LOCAL_PERSON, MAX_PERSON_CHARS } from '../lib/person';
 import { maskHost } from '../lib/mask';
 import { buildPathPolicy, type PathPolicy } from '../lib/policy';
@@ -110,6 +111,15 @@ const Env = z.object({
   PLANSCOPE_LOG_FILE: z.string().trim().min(1).optional(),
   /** The largest run bundle an import accepts (API, CLI, the runs page); the proxy buffers at most 64 MiB of a request. */
   PLANSCOPE_MAX_BUNDLE_BYTES: int(1024, 64 * 1024 * 1024, 16 * 1024 * 1024),
+  /** What one bundle may hold: a run at every bound (10 rounds of 20 steps) stays well inside the defaults. */
+  PLANSCOPE_BUNDLE_MAX_EVENTS: int(10, 1_000_000, DEFAULT_BUNDLE_LIMITS.maxEvents),
+  PLANSCOPE_BUNDLE_MAX_CALLS: int(1, 100_000, DEFAULT_BUNDLE_LIMITS.maxCalls),
+  PLANSCOPE_BUNDLE_MAX_ARTIFACTS: int(1, 1_000_000, DEFAULT_BUNDLE_LIMITS.maxArtifacts),
+  PLANSCOPE_BUNDLE_MAX_REPLAYS: int(0, 100_000, DEFAULT_BUNDLE_LIMITS.maxReplays),
+  /** Threads checking imported bundles at once, and imports waiting for one at most. */
+  PLANSCOPE_BUNDLE_IMPORTS: int(1, 8, 1),
+  PLANSCOPE_BUNDLE_IMPORT_QUEUE: int(0, 1000, 8),
+  PLANSCOPE_BUNDLE_CHECK_TIMEOUT_MS: int(1000, 3_600_000, 60_000),
   /** How often a process taking runs renews its worker heartbeat in the store. */
   PLANSCOPE_WORKER_HEARTBEAT_MS: int(100, 600_000, 2000),
   /** A worker whose last heartbeat is older than this is lost (at least twice the heartbeat, so one late beat is not). */
@@ -178,6 +188,8 @@ export interface Config {
   maxTaskChars: number;
   /** The largest run bundle an import accepts, in bytes. */
   maxBundleBytes: number;
+  /** What one bundle may hold, and how bundles are checked (server/run-bundles/check-pool.ts). */
+  bundleChecks: BundleCheckSettings;
   /** Whether the Reviewer pass follows the Checker. */
   review: boolean;
   /** The deny-list every layer judges paths by: the defaults with `PLANSCOPE_DENY_ADD` / `PLANSCOPE_DENY_REMOVE` applied. */
@@ -320,6 +332,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxConcurrentRuns: e.PLANSCOPE_MAX_CONCURRENT_RUNS,
     maxTaskChars: e.PLANSCOPE_MAX_TASK_CHARS,
     maxBundleBytes: e.PLANSCOPE_MAX_BUNDLE_BYTES,
+    bundleChecks: {
+      limits: {
+        maxEvents: e.PLANSCOPE_BUNDLE_MAX_EVENTS,
+        maxCalls: e.PLANSCOPE_BUNDLE_MAX_CALLS,
+        maxArtifacts: e.PLANSCOPE_BUNDLE_MAX_ARTIFACTS,
+        maxReplays: e.PLANSCOPE_BUNDLE_MAX_REPLAYS,
+      },
+      threads: e.PLANSCOPE_BUNDLE_IMPORTS,
+      queue: e.PLANSCOPE_BUNDLE_IMPORT_QUEUE,
+      timeoutMs: e.PLANSCOPE_BUNDLE_CHECK_TIMEOUT_MS,
+    },
     review: e.PLANSCOPE_REVIEW,
     pathPolicy: policy.policy,
     secretScan: e.PLANSCOPE_SECRET_SCAN,

@@ -26,6 +26,7 @@ import { RunQueue } from './queue/run-queue';
 import { startRunWorker, type RunWorker } from './queue/run-worker';
 import { startSweeper, type Sweeper } from './queue/sweeper';
 import { QueuedRuns } from './runs/queued';
+import { BundleCheckPool } from './run-bundles/check-pool';
 
 export interface Runtime {
   config: Config;
@@ -45,6 +46,8 @@ export interface Runtime {
   replayer: Replayer;
   /** Evaluation suites saved from the dashboard (cases made from runs). */
   suites: SuiteStore;
+  /** The threads imported bundles are checked on, off the thread that serves requests. */
+  bundleChecks: BundleCheckPool;
   /** The processes that take runs (this one among them), and their heartbeats. */
   workers: WorkerStore;
   /** Settles once this process is registered as a worker (each Ollama host's models read); null when that failed. */
@@ -158,6 +161,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
     // A store that cannot be used is reported through `ready`.
     () => undefined,
   );
+  const bundleChecks = new BundleCheckPool(config.appRoot, config.bundleChecks);
   let closed: Promise<void> | null = null;
   return {
     config,
@@ -171,6 +175,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
     replays: stores.replays,
     replayer,
     suites: stores.suites,
+    bundleChecks,
     workers: stores.workers,
     worker,
     queue,
@@ -198,7 +203,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
         await telemetry.close();
         await log?.close();
         stopping.abort();
-        await Promise.all([bridges.closeAll(), toolServers.then((servers) => servers.close()), feed.close()]);
+        await Promise.all([bridges.closeAll(), toolServers.then((servers) => servers.close()), feed.close(), bundleChecks.close()]);
         await stores.close();
       })();
       return closed;

@@ -1,7 +1,7 @@
 'use client';
 
 import { useState } from 'react';
-import { HumanVerdict, historyOf, MAX_NOTE_CHARS, verdictsOn, type HumanVerdictEntry, type HumanVerdictsView } from '@/lib/human-verdict';
+import { givenBy, HumanVerdict, historyOf, isLocalVerdict, MAX_NOTE_CHARS, verdictsOn, type HumanVerdictEntry, type HumanVerdictsView } from '@/lib/human-verdict';
 import { formatTimestamp, isoOf } from '../format';
 import type { VerdictChoice } from './give-verdict';
 
@@ -58,7 +58,7 @@ export function VerdictBar({
   const [note, setNote] = useState('');
   const current = verdictsOn(verdicts, claim);
   const history = historyOf(verdicts, claim);
-  const mine = current.find((v) => v.by === person) ?? null;
+  const mine = current.find((v) => v.by === person && isLocalVerdict(v)) ?? null;
   const what = claim === null ? 'the whole answer' : `claim ${claim}`;
   const choose = async (verdict: HumanVerdict) => {
     if (await onGive({ claim, verdict, ...(note.trim() !== '' && { note }) })) setNote('');
@@ -130,8 +130,8 @@ export function VerdictBar({
 
 function VerdictLine({ entry, testId, withTime = false }: { entry: HumanVerdictEntry; testId: string; withTime?: boolean }) {
   return (
-    <li data-testid={testId} data-verdict={entry.verdict} data-by={entry.by} className="break-anywhere">
-      <span className="font-medium text-zinc-800 dark:text-zinc-200">{entry.by}</span>:{' '}
+    <li data-testid={testId} data-verdict={entry.verdict} data-by={entry.by} data-imported={entry.imported ?? false} className="break-anywhere">
+      <span className="font-medium text-zinc-800 dark:text-zinc-200">{givenBy(entry)}</span>:{' '}
       <span className={`font-medium ${LOOK[entry.verdict].text}`}>
         <span aria-hidden>{LOOK[entry.verdict].icon} </span>
         {entry.verdict}

@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { RunSummary } from '@/lib/api';
 import type { CheckedClaim } from '@/lib/checker';
-import { verdictsOn, type HumanVerdict } from '@/lib/human-verdict';
+import { isLocalVerdict, verdictsOn, type HumanVerdict } from '@/lib/human-verdict';
 import type { ClaimReview } from '@/lib/review';
 import type { RunState } from '@/lib/run-state';
 import { useGiveVerdict, type GiveVerdict } from '../human-verdicts/give-verdict';
@@ -50,7 +50,7 @@ export function ReviewQueue({ queue, person, blind: blindAtFirst }: { queue: Run
     if (!view || view.check === null) return;
     const targets = [...document.querySelectorAll<HTMLElement>(TARGET)];
     const focused = targets.find((t) => t.contains(document.activeElement));
-    const target = focused ?? targets.find((t) => verdictsOn(view.humanVerdicts, claimOf(t)).every((v) => v.by !== person));
+    const target = focused ?? targets.find((t) => verdictsOn(view.humanVerdicts, claimOf(t)).every((v) => v.by !== person || !isLocalVerdict(v)));
     if (!target) return;
     const index = targets.indexOf(target);
     void verdict.give({ claim: claimOf(target), verdict: choice }).then((recorded) => {
@@ -144,7 +144,7 @@ function ReviewAnswer({ view, person, blind, verdict }: { view: RunState; person
     <>
       <ol className="divide-y divide-zinc-100 dark:divide-zinc-800">
         {view.check.claims.map((claim, i) => {
-          const judged = verdictsOn(view.humanVerdicts, i + 1).some((v) => v.by === person);
+          const judged = verdictsOn(view.humanVerdicts, i + 1).some((v) => v.by === person && isLocalVerdict(v));
           return (
             <ClaimRow key={i} testId="review-claim" verdict={claim.verdict} index={i} padding="px-3 py-2" attributes={{ 'data-review-target': i + 1, tabIndex: -1 }} hideVerdict={blind && !judged}>
               <p className="text-sm leading-snug whitespace-pre-wrap break-anywhere">{claim.text}</p>

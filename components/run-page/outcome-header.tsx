@@ -169,7 +169,8 @@ export function OutcomeHeader({
           {imported && (
             <Fact label="Imported" className={WIDE}>
               <span className="break-anywhere" data-testid="run-imported">
-                from {imported.from}, <span title={isoOf(imported.at)} suppressHydrationWarning>{formatTimestamp(imported.at)}</span>
+                from {imported.from}; {imported.by !== undefined && <>by {imported.by}, </>}
+                <span title={isoOf(imported.at)} suppressHydrationWarning>{formatTimestamp(imported.at)}</span>
               </span>
             </Fact>
           )}

@@ -1,5 +1,6 @@
 import { memo, type ReactNode } from 'react';
 import type { ApprovalDecision, Rejection, ReplanReason } from '@/lib/events';
+import { givenBy } from '@/lib/human-verdict';
 import { roundKey, type ApprovalView, type LlmCallView, type RoundView } from '@/lib/run-state';
 import { formatDuration, formatTimestamp, isoOf } from '../format';
 import { Code } from '../ui/panel';
@@ -156,7 +157,7 @@ function ApprovalLine({ approval }: { approval: ApprovalView }) {
     <p data-testid="approval-decision" data-decision={decision?.decision ?? 'pending'} className="text-xs">
       {decision ? (
         <>
-          {DECIDED[decision.decision]} by <span className="font-medium">{decision.by}</span> at <time dateTime={isoOf(decision.at)}>{formatTimestamp(decision.at)}</time>
+          {DECIDED[decision.decision]} by <span className="font-medium">{givenBy(decision)}</span> at <time dateTime={isoOf(decision.at)}>{formatTimestamp(decision.at)}</time>
           {decision.decision === 'edit_and_approve' && ' (the steps above are the edited plan)'}
           {decision.note && <span className="break-anywhere">: “{decision.note}”</span>}
         </>

@@ -110,7 +110,7 @@ export function RunView({
     <div className="space-y-3">
       <RunAnnouncer view={view} />
       <OutcomeHeader runId={runId} view={view} connection={connection} traceUrl={traceUrl} imported={imported} />
-      <ForkLineage runId={runId} forkedFrom={view.forkedFrom} forks={forks} />
+      <ForkLineage runId={runId} forkedFrom={view.forkedFrom} claimedForkedFrom={view.imported?.claimedForkedFrom ?? null} forks={forks} />
       <ResumeNote resumes={view.resumes} />
       {!live && view.answer !== null && (
         <div>

@@ -6,7 +6,7 @@ export function ImportedTag({ imported }: { imported: RunImport }) {
   return (
     <span
       data-testid="imported-tag"
-      title={`Imported from ${imported.from} on ${isoOf(imported.at) ?? ''}`}
+      title={`Imported${imported.by === undefined ? '' : ` by ${imported.by}`} on ${isoOf(imported.at) ?? ''}, from ${imported.from}`}
       className="mt-0.5 inline-block rounded bg-teal-100 px-1 py-px text-[10px] font-medium text-teal-900 dark:bg-teal-950 dark:text-teal-100"
     >
       imported {formatTimestamp(imported.at).slice(5, 16)}

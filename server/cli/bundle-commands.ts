@@ -3,6 +3,7 @@ import { ExitCode } from '../../lib/codes';
 import type { Config } from '../config';
 import { isRequestError } from '../errors';
 import { exportRun } from '../run-bundles/export';
+import { BundleCheckPool } from '../run-bundles/check-pool';
 import { bundleTooLarge, importBundle } from '../run-bundles/import';
 import { openStores } from '../store/stores';
 import { printable, printableJson } from './terminal-text';
@@ -15,6 +16,7 @@ import { PlanscopeError } from '../errors';
  */
 export async function bundleCommand(command: 'export' | 'import', argument: string, config: Config): Promise<number> {
   const stores = openStores(config);
+  const checks = new BundleCheckPool(config.appRoot, config.bundleChecks);
   try {
     await stores.ready;
     if (command === 'export') {
@@ -23,7 +25,7 @@ export async function bundleCommand(command: 'export' | 'import', argument: stri
     }
     const size = fileSize(argument);
     if (size > config.maxBundleBytes) throw bundleTooLarge(config.maxBundleBytes);
-    const outcome = await importBundle(stores.runs, fs.readFileSync(argument, 'utf8'));
+    const outcome = await importBundle(stores.runs, checks, fs.readFileSync(argument, 'utf8'), config.person);
     process.stderr.write(`${printable(outcome.message)}\n`);
     // The id is the bundle's own, as its author wrote it.
     process.stdout.write(`${printable(outcome.id)}\n`);
@@ -33,6 +35,7 @@ export async function bundleCommand(command: 'export' | 'import', argument: stri
     process.stderr.write(`planscope: ${error.code}: ${printable(error.message)}\n`);
     return ExitCode.failed;
   } finally {
+    await checks.close();
     await stores.close();
   }
 }

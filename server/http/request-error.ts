@@ -25,6 +25,8 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   bundle_hash_mismatch: 422,
   bundle_events_invalid: 422,
   bundle_too_large: 413,
+  bundle_limit_exceeded: 413,
+  bundle_import_busy: 503,
   /** Understood, but this Ollama or model cannot serve it: the message says what to change. */
   ollama_too_old: 422,
   model_lacks_capability: 422,

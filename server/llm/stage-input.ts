@@ -1,5 +1,7 @@
-import type { ProposedStep, Rejection, ReplanReason } from '../../lib/events';
+import { z } from 'zod';
+import { ProposedStep, Rejection, ReplanReason } from '../../lib/events';
 import type { ToolSpec } from '../../lib/general-plan';
+import { WorkspaceFile as WorkspaceFileSchema } from '../mcp/bridge-protocol';
 import type { WorkspaceFile } from '../mcp/types';
 
 /**
@@ -114,4 +116,54 @@ export interface ActorInput extends Tasked, Replying, Listing, EvidenceBudget {
 export interface ReviewInput extends Replying {
   kind: 'review';
   claims: { claim: number; text: string; cited: { path: string; startLine: number; lines: string[] }[] }[];
+}
+
+const Observed = z.object({ path: z.string(), text: z.string() });
+const Conclusion = z.object({ id: z.int(), purpose: z.string(), result: z.string() });
+const Schema = z.record(z.string(), z.unknown());
+const Files = z.array(WorkspaceFileSchema);
+const Lesson = z.object({ round: z.int(), proposed: z.array(ProposedStep).nullable(), rejections: z.array(Rejection), failures: z.array(ReplanReason) });
+const Planning = {
+  task: z.string(),
+  schema: Schema,
+  files: Files,
+  maxSteps: z.int().min(1),
+  lessons: z.array(Lesson),
+  kept: z.object({ observed: z.array(z.string()), conclusions: z.array(Conclusion) }),
+};
+const Budget = { maxEvidenceChars: z.int().min(0) };
+
+/**
+ * A recorded stage input as a schema, for the one place one comes from
+ * outside: a run bundle's baseline calls, which a replay with the offline
+ * baseline answers from. Kept to the interfaces above by the compiler.
+ */
+const StageInputSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('plan'), ...Planning }),
+  z.object({
+    kind: z.literal('general-plan'),
+    ...Planning,
+    tools: z.array(z.object({ qualified: z.string(), description: z.string(), inputSchema: Schema, readOnly: z.boolean() })),
+  }),
+  z.object({ kind: z.literal('answer'), task: z.string(), schema: Schema, ...Budget, observations: z.array(Observed), conclusions: z.array(Conclusion), correction: z.string().nullable() }),
+  z.object({ kind: z.literal('reason'), task: z.string(), schema: Schema, ...Budget, goal: z.string(), purpose: z.string(), summary: z.string(), evidence: z.array(Observed) }),
+  z.object({
+    kind: z.literal('act'),
+    task: z.string(),
+    schema: Schema,
+    files: Files,
+    ...Budget,
+    turns: z.array(z.object({ thought: z.string(), path: z.string().nullable(), outcome: z.string(), text: z.string().optional() })),
+    maxTurns: z.int().min(1),
+    maxSteps: z.int().min(1),
+  }),
+  z.object({
+    kind: z.literal('review'),
+    schema: Schema,
+    claims: z.array(z.object({ claim: z.int(), text: z.string(), cited: z.array(z.object({ path: z.string(), startLine: z.int(), lines: z.array(z.string()) })) })),
+  }),
+]) satisfies z.ZodType<StageInput>;
+
+export function isStageInput(value: unknown): value is StageInput {
+  return StageInputSchema.safeParse(value).success;
 }

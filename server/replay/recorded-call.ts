@@ -3,7 +3,8 @@ import type { CallLabel, CallOptions } from '../../lib/events';
 import { ChatMessage, type ReplayReply, type ReplaySettings } from '../../lib/replay';
 import { foldRun, type LlmCallView, type RunState } from '../../lib/run-state';
 import { RequestError } from '../errors';
-import type { JsonSchema, StageInput } from '../llm/stage-input';
+import { isStageInput, type JsonSchema, type StageInput } from '../llm/stage-input';
+import { jsonNestingWithin, MAX_JSON_NESTING } from '../../lib/json-nesting';
 import type { RunStore } from '../store/run-store';
 
 /** A call's prompt artifact as `llm-call.ts` records it: the messages and the reply's schema sent as `format`. */
@@ -50,8 +51,8 @@ export async function loadRecordedCall(
     run,
     settings: { model: view.model, messages: prompt.data.messages, options: view.options ?? fallbackOptions[view.label], format: true },
     format: prompt.data.format,
-    // Written by llm-call.ts from a StageInput, never edited.
-    input: inputText === null ? null : (parseJson(inputText) as StageInput),
+    // Written by llm-call.ts from a StageInput, or come in a bundle: what is not one is no input to answer from.
+    input: recordedInput(inputText),
     reply: view.error === null ? await recordedReply(store, runId, view) : null,
   };
 }
@@ -73,8 +74,14 @@ async function artifactText(store: RunStore, runId: string, name: string | null)
   return (await store.getArtifact(runId, name))?.content ?? null;
 }
 
+function recordedInput(text: string | null): StageInput | null {
+  const input = parseJson(text);
+  return isStageInput(input) ? input : null;
+}
+
+/** Null for what is not JSON, or nests deeper than a replay's request could be sent with (a bundle's artifacts are anyone's). */
 function parseJson(text: string | null): unknown {
-  if (text === null) return null;
+  if (text === null || !jsonNestingWithin(text, MAX_JSON_NESTING)) return null;
   try {
     return JSON.parse(text);
   } catch {

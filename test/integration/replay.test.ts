@@ -157,7 +157,7 @@ describe('replaying a recorded LLM call', () => {
       const bundle = await exportRun({ runs: h!.runtime.store, replays: h!.runtime.replays }, h!.runtime.config, run.id);
       const events = bundle.events.map((e) => (e.type === 'llm_call_started' && e.call === 'planner#1' ? { ...e, options } : e));
       const result = JSON.parse(JSON.stringify(toResult(bundle.result.id, foldRun(events)))) as RunBundle['result'];
-      return (await importBundle(h!.runtime.store, JSON.stringify({ ...bundle, events, result }))).id;
+      return (await importBundle(h!.runtime.store, h!.runtime.bundleChecks, JSON.stringify({ ...bundle, events, result }), "importer")).id;
     };
     const recorded = run.view.llmCalls[0]!.options!;
     const hostile: [string, CallOptions][] = [

@@ -39,7 +39,8 @@ export default async function RunPage({ params }: Params) {
   const events = await store.events(id, 0);
   const created = events.find((e) => e.type === 'run_created');
   const traceUrl = traceLink(config.telemetry.traceUrl, parseTraceparent(created?.traceparent)?.traceId ?? null);
-  const imported = row.importedFrom !== null && row.importedAt !== null ? { from: row.importedFrom, at: row.importedAt } : null;
+  const importedBy = events.findLast((e) => e.type === 'run_imported')?.by;
+  const imported = row.importedFrom !== null && row.importedAt !== null ? { from: row.importedFrom, at: row.importedAt, ...(importedBy && { by: importedBy }) } : null;
   const [forks, rules] = await Promise.all([store.listRuns({ limit: FORKS_SHOWN, forkedFrom: id }), registry.planRulesInfo()]);
   // An imported run's workspace is not one to read here: the server refuses its forks, so the page offers none.
   const fork = imported ? null : { rules, defaultModel: config.model, offlineModel: OFFLINE_MODEL, maxRoundsLimit: MAX_ROUNDS, forkRun };

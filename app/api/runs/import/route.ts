@@ -16,9 +16,9 @@ export function POST(request: NextRequest): Promise<Response> {
   const refused = gate(request);
   if (refused) return Promise.resolve(refused);
   return handle(async () => {
-    const { store, config } = getRuntime();
+    const { store, config, bundleChecks } = getRuntime();
     const text = await readTextBody(request, config.maxBundleBytes, () => bundleTooLarge(config.maxBundleBytes));
-    const outcome = await importBundle(store, text);
+    const outcome = await importBundle(store, bundleChecks, text, config.person);
     return Response.json(outcome, { status: 201, headers: { Location: `/api/runs/${encodeURIComponent(outcome.id)}` } });
   });
 }
