@@ -19,7 +19,7 @@ import { approvedPlanOf } from '../engine/approval';
 import { toolBudget } from '../engine/tool-budget';
 import type { ExternalTools } from '../engine/tools';
 import { readyModel } from '../llm/readiness';
-import { resolveModel } from '../llm/resolve';
+import { openaiServerOf, resolveModel } from '../llm/resolve';
 import { HostKeepers, hostModelsOf, hostsServing, leastBusy } from '../llm/host-choice';
 import { processHostSlots } from '../llm/host-slots';
 import type { WorkerHost } from '../../lib/worker';
@@ -116,8 +116,11 @@ export class RunRegistry {
     return { model: chosen, release: model.baseline ? () => {} : this.hostKeepers.keep(host) };
   }
 
-  /** The least busy of this process's Ollama hosts that have model `name` now: calls in flight and waiting there, and runs keeping it. */
+  /** The least busy of this process's Ollama hosts that have model `name` now (its server, for an OpenAI-compatible server's model): calls in flight and waiting there, and runs keeping it. */
   private leastBusyHost(name: string): string {
+    // An OpenAI-compatible server is the one host of its models.
+    const served = openaiServerOf(this.config, name);
+    if (served) return served.server.baseUrl;
     const hosts = hostsServing(name, hostModelsOf(this.config.ollamaHosts, this.registeredHosts), this.config.model);
     return leastBusy(hosts, (h) => this.hostKeepers.count(h) + processHostSlots.load(h)) ?? this.config.ollamaHost;
   }
