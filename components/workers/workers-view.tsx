@@ -77,6 +77,7 @@ function WorkerRow({ worker, now }: { worker: WorkerView; now: number | null }) 
           {worker.hosts.map((host) => (
             <li key={host.host} data-testid="worker-host">
               <div className="truncate font-mono" title={host.host}>
+                {host.server !== undefined && <span className="mr-1.5 font-sans muted">{host.server} (OpenAI-compatible)</span>}
                 {host.host}
                 {!host.reachable && <span className="ml-1.5 font-sans text-red-700 dark:text-red-300">unreachable at start</span>}
               </div>

@@ -1,0 +1,157 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { providerName } from '../../server/telemetry/conventions';
+import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIScript } from '../support/fake-openai';
+import { answer, endpointAnswer, ENDPOINT_TASK, everythingStored, plan, startHarness, type Harness } from '../support/harness';
+
+/**
+ * Whole runs on a model of an OpenAI-compatible server: a real runtime (the
+ * store, the MCP bridge) against a fake server speaking the wire format.
+ * The fake Ollama the harness starts stands by and must get no chat.
+ */
+
+const KEY = 'sk-lmstudio-secret-7777abcd';
+const SERVED = [{ id: 'qwen3-8b', contextLength: 4096, contextField: 'max_context_length' as const }, 'Qwen/Qwen3-8B'];
+const read = (id: number, p: string) => ({ id, kind: 'tool', tool: 'workspace.read_file', args: { path: p }, purpose: `Read ${p}`, dependsOn: [] });
+const reason = (id: number, dependsOn: number[]) => ({ id, kind: 'reason', purpose: 'Say where the endpoint comes from.', dependsOn });
+const outcome = (result: string) => ({ content: JSON.stringify({ status: 'done', result, reason: '' }) });
+
+let h: Harness | undefined;
+const servers: FakeOpenAI[] = [];
+let logDir: string | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  if (logDir) fs.rmSync(logDir, { recursive: true, force: true });
+  logDir = undefined;
+});
+
+async function served(script: FakeOpenAIScript): Promise<FakeOpenAI> {
+  const s = await startFakeOpenAI({ models: SERVED, apiKey: KEY, ...script });
+  servers.push(s);
+  return s;
+}
+
+/** A harness whose model is `lmstudio:qwen3-8b` on `server`, logging to a file of its own. */
+async function onServer(server: FakeOpenAI, env: Record<string, string> = {}): Promise<{ harness: Harness; logFile: string }> {
+  logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-openai-log-'));
+  const logFile = path.join(logDir, 'planscope.log');
+  const harness = await startHarness({}, {
+    PLANSCOPE_OPENAI_SERVERS: `lmstudio=${server.baseUrl}`,
+    PLANSCOPE_OPENAI_API_KEY_LMSTUDIO: KEY,
+    PLANSCOPE_MODEL: 'lmstudio:qwen3-8b',
+    PLANSCOPE_LOG_FILE: logFile,
+    ...env,
+  });
+  return { harness, logFile };
+}
+
+const chatsAt = (server: FakeOpenAI) => server.requests.filter((r) => r.path === '/v1/chat/completions');
+const ollamaChats = (harness: Harness) => harness.fake.requests.filter((r) => r.path === '/api/chat');
+
+describe('runs on an OpenAI-compatible server', () => {
+  it('completes a file-profile run: every call streamed to the server with its schema as response_format, the call log counting the usage it reported, the key nowhere', async () => {
+    const server = await served({
+      planner: [{ content: plan('src/config.ts'), promptTokens: 812, evalTokens: 40 }],
+      synthesizer: [{ content: endpointAnswer(), promptTokens: 1500, evalTokens: 90 }],
+    });
+    const { harness, logFile } = await onServer(server);
+    h = harness;
+    const self = await h.runtime.worker;
+    expect(self?.hosts.at(-1)).toEqual({ host: server.baseUrl, server: 'lmstudio', models: ['lmstudio:qwen3-8b', 'lmstudio:Qwen/Qwen3-8B'], reachable: true });
+
+    const { result, events, id } = await h.run(ENDPOINT_TASK);
+    expect(result.status).toBe('completed');
+    expect(result.model).toBe('lmstudio:qwen3-8b');
+    expect(ollamaChats(h)).toHaveLength(0);
+    const chats = chatsAt(server);
+    expect(chats.length).toBe(result.llmCalls.length);
+    for (const chat of chats) {
+      const body = chat.body as { model: string; stream: boolean; response_format: { type: string; json_schema: { schema: unknown; strict: boolean } } };
+      expect(body.model).toBe('qwen3-8b');
+      expect(body.stream).toBe(true);
+      expect(body.response_format.type).toBe('json_schema');
+      expect(body.response_format.json_schema.strict).toBe(true);
+      expect(chat.headers.authorization).toBe(`Bearer ${KEY}`);
+    }
+    const [planner, synthesizer] = result.llmCalls;
+    expect(planner).toMatchObject({ label: 'planner', status: 'ok', model: 'lmstudio:qwen3-8b', host: server.baseUrl, promptTokens: 812, evalTokens: 40, doneReason: 'stop' });
+    expect(synthesizer).toMatchObject({ label: 'synthesizer', status: 'ok', promptTokens: 1500, evalTokens: 90 });
+    // The context the server states for the model bounds what calls are sized for (PLANSCOPE_NUM_CTX is 8192).
+    expect(planner!.options!.numCtx).toBe(4096);
+    expect(events.find((e) => e.type === 'run_created')).toMatchObject({ model: 'lmstudio:qwen3-8b', host: server.baseUrl });
+
+    const stored = await everythingStored(h, id);
+    expect(stored).not.toContain(KEY);
+    await h.runtime.close();
+    expect(fs.readFileSync(logFile, 'utf8')).not.toContain(KEY);
+    expect(providerName({ baseline: false, model: result.model }, ['lmstudio'])).toBe('openai');
+    expect(providerName({ baseline: false, model: 'qwen3:8b' }, ['lmstudio'])).toBe('ollama');
+  });
+
+  it('completes a general-profile run: reads, a reasoning step and the answer, all through the server', async () => {
+    const server = await served({
+      planner: [{ content: JSON.stringify({ goal: 'Find how the endpoint is set', steps: [read(1, 'src/config.ts'), reason(2, [1])] }) }],
+      executor: [outcome('The endpoint is OLLAMA_HOST, default 127.0.0.1:11434.')],
+      synthesizer: [{ content: answer([{ text: 'OLLAMA_HOST sets it.', citations: [{ path: 'src/config.ts', startLine: 27, endLine: 27, quote: 'env.OLLAMA_HOST' }] }]) }],
+    });
+    h = (await onServer(server)).harness;
+    const { result, view } = await h.run(ENDPOINT_TASK, { profile: 'general' });
+    expect(result.status).toBe('completed');
+    expect(view.rounds[0]!.steps.map((s) => s.status)).toEqual(['done', 'done']);
+    expect(result.llmCalls.map((c) => c.label).slice(0, 3)).toEqual(['planner', 'executor', 'synthesizer']);
+    expect(result.llmCalls.every((c) => c.status === 'ok' && c.promptTokens !== null && c.evalTokens !== null)).toBe(true);
+    expect(ollamaChats(h)).toHaveLength(0);
+  });
+
+  it('fails a run whose key the server refuses with model_auth_failed, the server text kept and the key in nothing stored', async () => {
+    const server = await served({});
+    h = (await onServer(server, { PLANSCOPE_OPENAI_API_KEY_LMSTUDIO: 'sk-a-wrong-key-31337' })).harness;
+    const { result, id } = await h.run(ENDPOINT_TASK);
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('model_auth_failed');
+    expect(result.error?.message).toContain('Incorrect API key provided');
+    const stored = await everythingStored(h, id);
+    expect(stored).not.toContain('sk-a-wrong-key-31337');
+    expect(stored).not.toContain(KEY);
+  });
+
+  it('replays a recorded call against the same server', async () => {
+    const server = await served({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] });
+    h = (await onServer(server)).harness;
+    const run = await h.run(ENDPOINT_TASK);
+    expect(run.result.status).toBe('completed');
+    const before = chatsAt(server).length;
+    const batch = await h.runtime.replayer.replay(run.id, 'planner#1', { options: { temperature: 0.9 } }, new AbortController().signal);
+    expect(batch.replays).toHaveLength(1);
+    expect(batch.replays[0]).toMatchObject({ status: 'ok', request: { model: 'lmstudio:qwen3-8b' } });
+    expect(chatsAt(server)).toHaveLength(before + 1);
+    expect((chatsAt(server).at(-1)!.body as { temperature: number }).temperature).toBe(0.9);
+    expect(ollamaChats(h)).toHaveLength(0);
+  });
+
+  it('serves two servers by name: each model goes to its own server', async () => {
+    const first = await served({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] });
+    const second = await served({ apiKey: 'sk-vllm-other-key-0000', planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] });
+    h = await startHarness({}, {
+      PLANSCOPE_OPENAI_BASE_URL: first.baseUrl,
+      PLANSCOPE_OPENAI_API_KEY: KEY,
+      PLANSCOPE_OPENAI_SERVERS: `vllm=${second.baseUrl}`,
+      PLANSCOPE_OPENAI_API_KEY_VLLM: 'sk-vllm-other-key-0000',
+    });
+    const a = await h.run(ENDPOINT_TASK, { model: 'openai:qwen3-8b' });
+    const b = await h.run(ENDPOINT_TASK, { model: 'vllm:Qwen/Qwen3-8B' });
+    expect([a.result.status, b.result.status]).toEqual(['completed', 'completed']);
+    expect(new Set(a.result.llmCalls.map((c) => c.host))).toEqual(new Set([first.baseUrl]));
+    expect(new Set(b.result.llmCalls.map((c) => c.host))).toEqual(new Set([second.baseUrl]));
+    expect(chatsAt(first).every((c) => (c.body as { model: string }).model === 'qwen3-8b')).toBe(true);
+    expect(chatsAt(second).every((c) => (c.body as { model: string }).model === 'Qwen/Qwen3-8B')).toBe(true);
+    expect(chatsAt(first).length + chatsAt(second).length).toBe(a.result.llmCalls.length + b.result.llmCalls.length);
+    // A plain name is still Ollama's.
+    const c = await h.run(ENDPOINT_TASK, { model: 'qwen3:8b' });
+    expect(c.result.llmCalls.every((call) => call.host === h!.fake.url)).toBe(true);
+  });
+});
