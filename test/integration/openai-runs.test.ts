@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config';
+import { runDoctor } from '../../server/doctor/checks';
 import { providerName } from '../../server/telemetry/conventions';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIScript } from '../support/fake-openai';
-import { answer, endpointAnswer, ENDPOINT_TASK, everythingStored, plan, startHarness, type Harness } from '../support/harness';
+import { answer, APP_ROOT, endpointAnswer, ENDPOINT_TASK, everythingStored, plan, SAMPLE_WORKSPACE, startHarness, type Harness } from '../support/harness';
 
 /**
  * Whole runs on a model of an OpenAI-compatible server: a real runtime (the
@@ -153,5 +155,55 @@ describe('runs on an OpenAI-compatible server', () => {
     // A plain name is still Ollama's.
     const c = await h.run(ENDPOINT_TASK, { model: 'qwen3:8b' });
     expect(c.result.llmCalls.every((call) => call.host === h!.fake.url)).toBe(true);
+  });
+});
+
+describe('planscope doctor on an OpenAI-compatible server', () => {
+  const doctorEnv = (baseUrl: string, extra: Record<string, string> = {}) => {
+    logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-openai-doctor-'));
+    fs.writeFileSync(path.join(logDir, 'planscope.config.json'), JSON.stringify({ mcpServers: {} }));
+    return loadConfig(
+      {
+        PLANSCOPE_OPENAI_SERVERS: `lmstudio=${baseUrl}`,
+        PLANSCOPE_OPENAI_API_KEY_LMSTUDIO: KEY,
+        PLANSCOPE_MODEL: 'lmstudio:qwen3-8b',
+        PLANSCOPE_WORKSPACE: SAMPLE_WORKSPACE,
+        PLANSCOPE_DATA_DIR: path.join(logDir, 'data'),
+        PLANSCOPE_CONFIG: path.join(logDir, 'planscope.config.json'),
+        ...extra,
+      },
+      APP_ROOT,
+    );
+  };
+
+  it('checks the server answers, lists the model with its context, and one structured completion parses', async () => {
+    const server = await served({ probe: [{ content: '{"city":"Paris","sum":5}', evalTokens: 12 }] });
+    const report = await runDoctor(doctorEnv(server.baseUrl));
+    const byId = Object.fromEntries(report.checks.map((c) => [c.id, c]));
+    expect(report.ok).toBe(true);
+    expect(report.host).toBe(server.baseUrl);
+    expect(byId['ollama_reachable']).toMatchObject({ title: 'Server reachable', verdict: 'ok' });
+    expect(byId['model_pulled']).toMatchObject({ title: 'Model listed', verdict: 'ok' });
+    expect(byId['model_capabilities']!.detail).toContain('Context length 4096');
+    expect(byId['model_capabilities']!.verdict).toBe('warn');
+    expect(byId['structured_output']).toMatchObject({ verdict: 'ok' });
+    expect(byId['structured_output']!.detail).toContain('{"city":"Paris","sum":5}');
+    const probe = chatsAt(server).at(-1)!.body as { response_format: { json_schema: { schema: { required: string[] } } } };
+    expect(probe.response_format.json_schema.schema.required).toEqual(['city', 'sum']);
+    expect(JSON.stringify(report)).not.toContain(KEY);
+  });
+
+  it('fails on a model the server does not list, and on a refused key, never quoting it', async () => {
+    const server = await served({});
+    const unlisted = await runDoctor(doctorEnv(server.baseUrl, { PLANSCOPE_MODEL: 'lmstudio:phi-4' }));
+    expect(unlisted.ok).toBe(false);
+    expect(unlisted.checks.find((c) => c.id === 'model_pulled')).toMatchObject({ verdict: 'fail' });
+    expect(unlisted.checks.find((c) => c.id === 'model_pulled')!.detail).toContain('qwen3-8b, Qwen/Qwen3-8B');
+    const refused = await runDoctor(doctorEnv(server.baseUrl, { PLANSCOPE_OPENAI_API_KEY_LMSTUDIO: 'sk-refused-key-4242' }));
+    const reachable = refused.checks.find((c) => c.id === 'ollama_reachable')!;
+    expect(reachable.verdict).toBe('fail');
+    expect(reachable.detail).toMatch(/^model_auth_failed: .*HTTP 401/);
+    expect(reachable.fix).toContain('PLANSCOPE_OPENAI_API_KEY_LMSTUDIO');
+    expect(JSON.stringify(refused)).not.toContain('sk-refused-key-4242');
   });
 });
