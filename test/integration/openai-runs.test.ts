@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config';
 import { runDoctor } from '../../server/doctor/checks';
+import { checkOpenAIServers } from '../../server/llm/openai/models';
 import { providerName } from '../../server/telemetry/conventions';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIScript } from '../support/fake-openai';
 import { answer, APP_ROOT, endpointAnswer, ENDPOINT_TASK, everythingStored, plan, SAMPLE_WORKSPACE, startHarness, type Harness } from '../support/harness';
@@ -135,6 +136,17 @@ describe('runs on an OpenAI-compatible server', () => {
     expect(ollamaChats(h)).toHaveLength(0);
   });
 
+  it('counts a server as one host: its calls, across runs, take its call slots (PLANSCOPE_HOST_CONCURRENCY)', async () => {
+    const server = await served({ planner: [{ content: plan('src/config.ts'), delayMs: 150 }], synthesizer: [{ content: endpointAnswer(), delayMs: 100 }] });
+    h = (await onServer(server, { PLANSCOPE_HOST_CONCURRENCY: '1', PLANSCOPE_REVIEW: 'false' })).harness;
+    const registry = h.runtime.registry;
+    const ids = await Promise.all([1, 2].map(() => registry.start({ task: ENDPOINT_TASK }).then((r) => r.id)));
+    const views = await Promise.all(ids.map((id) => registry.waitFor(id)));
+    expect(views.map((v) => v.status)).toEqual(['completed', 'completed']);
+    expect(chatsAt(server)).toHaveLength(4);
+    expect(server.chats.mostAtOnce).toBe(1);
+  });
+
   it('serves two servers by name: each model goes to its own server', async () => {
     const first = await served({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] });
     const second = await served({ apiKey: 'sk-vllm-other-key-0000', planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] });
@@ -144,6 +156,11 @@ describe('runs on an OpenAI-compatible server', () => {
       PLANSCOPE_OPENAI_SERVERS: `vllm=${second.baseUrl}`,
       PLANSCOPE_OPENAI_API_KEY_VLLM: 'sk-vllm-other-key-0000',
     });
+    // The start page's model choice lists both servers' models, named as runs name them.
+    expect(await checkOpenAIServers(h.runtime.config.openaiServers, 2000)).toEqual([
+      { name: 'openai', host: first.baseUrl, reachable: true, models: ['openai:qwen3-8b', 'openai:Qwen/Qwen3-8B'], error: null },
+      { name: 'vllm', host: second.baseUrl, reachable: true, models: ['vllm:qwen3-8b', 'vllm:Qwen/Qwen3-8B'], error: null },
+    ]);
     const a = await h.run(ENDPOINT_TASK, { model: 'openai:qwen3-8b' });
     const b = await h.run(ENDPOINT_TASK, { model: 'vllm:Qwen/Qwen3-8B' });
     expect([a.result.status, b.result.status]).toEqual(['completed', 'completed']);

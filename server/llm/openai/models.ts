@@ -1,4 +1,6 @@
+import type { OpenAIServerHealth } from '../../../lib/api';
 import { maskHost } from '../../../lib/mask';
+import { modelRefName } from '../../../lib/model-ref';
 import type { OpenAIServer } from '../../config';
 import { errorText, formatSeconds, isNetworkFailure, openCallScope } from '../ollama';
 import { serverHeaders, withoutKey } from './chat';
@@ -55,6 +57,22 @@ export async function listServedModels(server: OpenAIServer, timeoutMs: number):
   } finally {
     scope.dispose();
   }
+}
+
+/** Every configured server's listing at once, for the start page: its models named as runs name them. */
+export function checkOpenAIServers(servers: readonly OpenAIServer[], timeoutMs: number): Promise<OpenAIServerHealth[]> {
+  return Promise.all(
+    servers.map(async (server) => {
+      const listing = await listServedModels(server, timeoutMs);
+      return {
+        name: server.name,
+        host: maskHost(server.baseUrl),
+        reachable: listing.ok,
+        models: listing.ok ? listing.models.map((m) => modelRefName({ provider: 'openai', server: server.name, model: m.id })) : [],
+        error: listing.ok ? null : { code: listing.code, message: listing.message },
+      };
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------
