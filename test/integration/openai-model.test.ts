@@ -1,10 +1,10 @@
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, type OpenAIServer } from '../../server/config';
 import { createOpenAIModel } from '../../server/llm/openai/chat';
 import { listServedModels } from '../../server/llm/openai/models';
 import { resolveModel } from '../../server/llm/resolve';
-import { ModelCallError, type ModelRequest } from '../../server/llm/types';
+import type { ModelRequest } from '../../server/llm/types';
+import { closedPort, failureOf } from '../support/model-call';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIScript } from '../support/fake-openai';
 import { APP_ROOT } from '../support/harness';
 
@@ -49,23 +49,6 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   };
 }
 
-async function failureOf(call: Promise<unknown>): Promise<ModelCallError> {
-  const err: unknown = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ModelCallError);
-  return err as ModelCallError;
-}
-
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const address = s.address();
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('OpenAI-compatible model', () => {
   it('streams a structured chat: response_format from the schema, sampling as OpenAI names it, the key as a bearer token; content, reasoning, finish reason and usage read back', async () => {
