@@ -6,6 +6,7 @@ import { loadConfig } from '../../server/config';
 import { runDoctor } from '../../server/doctor/checks';
 import { checkOpenAIServers } from '../../server/llm/openai/models';
 import { providerName } from '../../server/telemetry/conventions';
+import { attributesOf, startOtlpReceiver } from '../support/otlp-receiver';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIScript } from '../support/fake-openai';
 import { answer, APP_ROOT, endpointAnswer, ENDPOINT_TASK, everythingStored, plan, SAMPLE_WORKSPACE, startHarness, type Harness } from '../support/harness';
 
@@ -120,6 +121,27 @@ describe('runs on an OpenAI-compatible server', () => {
     const stored = await everythingStored(h, id);
     expect(stored).not.toContain('sk-a-wrong-key-31337');
     expect(stored).not.toContain(KEY);
+  });
+
+  it('traces the run with gen_ai.provider.name openai, the server as server.address, and the key in no span', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const server = await served({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] });
+      h = (await onServer(server, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' })).harness;
+      await h.runtime.telemetry.ready;
+      const { result } = await h.run(ENDPOINT_TASK);
+      expect(result.status).toBe('completed');
+      await h.runtime.close();
+      const spans = receiver.spans();
+      const run = spans.find((s) => s.name === 'invoke_agent planscope')!;
+      expect(attributesOf(run)).toMatchObject({ 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'lmstudio:qwen3-8b' });
+      const chats = spans.filter((s) => s.name === 'chat lmstudio:qwen3-8b');
+      expect(chats.length).toBe(result.llmCalls.length);
+      for (const chat of chats) expect(attributesOf(chat)).toMatchObject({ 'gen_ai.provider.name': 'openai', 'server.address': '127.0.0.1' });
+      expect(JSON.stringify(spans)).not.toContain(KEY);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('replays a recorded call against the same server', async () => {
