@@ -7,6 +7,7 @@ import { runDoctor } from '../../server/doctor/checks';
 import { checkOpenAIServers } from '../../server/llm/openai/models';
 import { providerName } from '../../server/telemetry/conventions';
 import { attributesOf, startOtlpReceiver } from '../support/otlp-receiver';
+import { createTestDatabase } from '../support/postgres';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIScript } from '../support/fake-openai';
 import { answer, APP_ROOT, endpointAnswer, ENDPOINT_TASK, everythingStored, plan, SAMPLE_WORKSPACE, startHarness, type Harness } from '../support/harness';
 
@@ -167,6 +168,25 @@ describe('runs on an OpenAI-compatible server', () => {
     expect(views.map((v) => v.status)).toEqual(['completed', 'completed']);
     expect(chatsAt(server)).toHaveLength(4);
     expect(server.chats.mostAtOnce).toBe(1);
+  });
+
+  it('goes through the run queue (PostgreSQL): the worker registered the server\'s models, so it takes the run of one', async () => {
+    const database = await createTestDatabase();
+    try {
+      const server = await served({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] });
+      h = (await onServer(server, { PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4', PLANSCOPE_MODEL: 'lmstudio:Qwen/Qwen3-8B' })).harness;
+      expect(h.runtime.registry.queues).toBe(true);
+      const { id } = await h.runtime.registry.start({ task: ENDPOINT_TASK });
+      const view = await h.runtime.registry.waitFor(id);
+      expect(view.status).toBe('completed');
+      expect(view.model).toBe('lmstudio:Qwen/Qwen3-8B');
+      expect(chatsAt(server).every((c) => (c.body as { model: string }).model === 'Qwen/Qwen3-8B')).toBe(true);
+      expect(chatsAt(server).length).toBeGreaterThan(0);
+      await h.close();
+      h = undefined;
+    } finally {
+      await database.drop();
+    }
   });
 
   it('serves two servers by name: each model goes to its own server', async () => {
