@@ -97,6 +97,16 @@ describe('runs on an OpenAI-compatible server', () => {
     expect(providerName({ baseline: false, model: 'qwen3:8b' }, ['lmstudio'])).toBe('ollama');
   });
 
+  it('takes a reply counting more prompt tokens than num_ctx for what it is: the server read it all (it refuses what does not fit)', async () => {
+    const server = await served({ planner: [{ content: plan('src/config.ts'), promptTokens: 9000 }], synthesizer: [{ content: endpointAnswer() }] });
+    h = (await onServer(server)).harness;
+    const { result } = await h.run(ENDPOINT_TASK);
+    expect(result.status).toBe('completed');
+    expect(result.llmCalls[0]).toMatchObject({ label: 'planner', promptTokens: 9000 });
+    expect(result.llmCalls[0]).not.toHaveProperty('truncated', true);
+    expect(result.llmCalls.filter((c) => c.label === 'planner')).toHaveLength(1);
+  });
+
   it('completes a general-profile run: reads, a reasoning step and the answer, all through the server', async () => {
     const server = await served({
       planner: [{ content: JSON.stringify({ goal: 'Find how the endpoint is set', steps: [read(1, 'src/config.ts'), reason(2, [1])] }) }],

@@ -32,6 +32,8 @@ export function createOpenAIModel(opts: OpenAIModelOptions): Model {
     name: modelRefName({ provider: 'openai', server: opts.server.name, model: opts.model }),
     baseline: false,
     host: maskHost(opts.server.baseUrl),
+    // `num_ctx` is not sent: the server's own context decides, and it refuses what does not fit.
+    cutsLongPrompts: false,
     complete: (request) => streamChat(opts, request),
     ...(opts.hostSlots && { takeSlot: (options) => opts.hostSlots!.slots.take(opts.server.baseUrl, { ...options, limit: opts.hostSlots!.limit }) }),
   };
