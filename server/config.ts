@@ -217,6 +217,8 @@ export interface OpenAIServer {
   baseUrl: string;
   /** Sent as `Authorization: Bearer`; never shown, logged or stored. */
   apiKey: string | null;
+  /** The variable its key is read from, for messages that say what to set. */
+  keyVariable: string;
 }
 
 export interface WorkerSettings {
@@ -286,7 +288,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     appRoot,
     ollamaHost: ollamaHosts[0]!,
     ollamaHosts,
-    openaiServers: openaiServers(env, e.PLANSCOPE_OPENAI_BASE_URL, e.PLANSCOPE_OPENAI_API_KEY, e.PLANSCOPE_OPENAI_SERVERS),
+    openaiServers: openaiServers(env, e.PLANSCOPE_OPENAI_BASE_URL, e.PLANSCOPE_OPENAI_SERVERS),
     model: e.PLANSCOPE_MODEL,
     keepAlive: e.PLANSCOPE_KEEP_ALIVE,
     loadTimeoutMs: e.PLANSCOPE_LOAD_TIMEOUT_MS,
@@ -486,12 +488,12 @@ export function parseOllamaHosts(raw: string): string[] {
 }
 
 /** The name `PLANSCOPE_OPENAI_BASE_URL` configures; any other server is named in `PLANSCOPE_OPENAI_SERVERS`. */
-export const DEFAULT_OPENAI_SERVER = 'openai';
+const DEFAULT_OPENAI_SERVER = 'openai';
 /** Prefixes a model name already gives another provider (lib/model-ref.ts): a server so named would never be reached. */
 const TAKEN_SERVER_NAMES = [OLLAMA_PREFIX, EMBEDDED_PREFIX];
 
 /** `PLANSCOPE_OPENAI_API_KEY_<NAME>`: the name upper-cased, `-` as `_`, as an environment variable can spell it. */
-export function openaiKeyVariable(name: string): string {
+function openaiKeyVariable(name: string): string {
   return `PLANSCOPE_OPENAI_API_KEY_${name.toUpperCase().replaceAll('-', '_')}`;
 }
 
@@ -501,28 +503,23 @@ export function openaiKeyVariable(name: string): string {
  * A name given twice, one another provider's prefix already takes, or an
  * address that is not http(s) is refused here; a key is never quoted.
  */
-export function openaiServers(
-  env: Record<string, string | undefined>,
-  baseUrl: string | undefined,
-  apiKey: string | undefined,
-  named: string | undefined,
-): OpenAIServer[] {
+export function openaiServers(env: Record<string, string | undefined>, baseUrl: string | undefined, named: string | undefined): OpenAIServer[] {
   const defined = pickDefined(env);
   const servers: OpenAIServer[] = [];
-  const add = (name: string, url: string, key: string | undefined, source: string) => {
+  const add = (name: string, url: string, keyVariable: string, source: string) => {
     if (!OPENAI_SERVER_NAME.test(name)) {
       throw new ConfigError(`Invalid configuration: ${source}: "${name}" is not a server name (lower-case letters, digits, - and _, starting with a letter, at most 32).`);
     }
     if (TAKEN_SERVER_NAMES.includes(name)) throw new ConfigError(`Invalid configuration: ${source}: "${name}" names another provider's models; choose another name.`);
     if (servers.some((s) => s.name === name)) throw new ConfigError(`Invalid configuration: ${source}: the server "${name}" is configured twice.`);
-    servers.push({ name, baseUrl: checkOpenAIBaseUrl(url, source), apiKey: key?.trim() || null });
+    servers.push({ name, baseUrl: checkOpenAIBaseUrl(url, source), apiKey: defined[keyVariable]?.trim() || null, keyVariable });
   };
-  if (baseUrl !== undefined) add(DEFAULT_OPENAI_SERVER, baseUrl, apiKey, 'PLANSCOPE_OPENAI_BASE_URL');
+  if (baseUrl !== undefined) add(DEFAULT_OPENAI_SERVER, baseUrl, 'PLANSCOPE_OPENAI_API_KEY', 'PLANSCOPE_OPENAI_BASE_URL');
   for (const entry of (named ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '')) {
     const eq = entry.indexOf('=');
     if (eq <= 0) throw new ConfigError(`Invalid configuration: PLANSCOPE_OPENAI_SERVERS: "${maskHost(entry)}" is not name=baseURL (such as lmstudio=http://127.0.0.1:1234/v1).`);
     const name = entry.slice(0, eq).trim();
-    add(name, entry.slice(eq + 1).trim(), defined[openaiKeyVariable(name)], 'PLANSCOPE_OPENAI_SERVERS');
+    add(name, entry.slice(eq + 1).trim(), openaiKeyVariable(name), 'PLANSCOPE_OPENAI_SERVERS');
   }
   return servers;
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { reportOk, type DoctorCheck, type DoctorCheckId, type DoctorReport } from '../../lib/doctor';
 import { maskHost, maskUrlsInText } from '../../lib/mask';
 import { MIN_OLLAMA_VERSION, type ReadinessProblem } from '../../lib/ollama-readiness';
-import { DEFAULT_OPENAI_SERVER, OFFLINE_MODEL, openaiKeyVariable, type Config, type OpenAIServer } from '../config';
+import { OFFLINE_MODEL, type Config, type OpenAIServer } from '../config';
 import { checkOllama } from '../llm/health';
 import { createOllamaModel } from '../llm/ollama';
 import { listServedModels } from '../llm/openai/models';
@@ -152,7 +152,7 @@ async function checkOpenAIModel(config: Config, served: { server: OpenAIServer; 
   if (!listing.ok) {
     const fix =
       listing.code === 'model_auth_failed'
-        ? `Set the server's API key (${server.name === DEFAULT_OPENAI_SERVER ? 'PLANSCOPE_OPENAI_API_KEY' : openaiKeyVariable(server.name)}).`
+        ? `Set the server's API key (${server.keyVariable}).`
         : `Start the server "${server.name}" (LM Studio's server, llama-server, vLLM...), or fix its base URL (it usually ends in /v1).`;
     add('ollama_reachable', 'fail', `${listing.code}: ${listing.message}`, fix);
     return skipRest('ollama_version', 'The server is not reachable.');

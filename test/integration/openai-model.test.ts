@@ -29,7 +29,7 @@ async function fake(script: FakeOpenAIScript): Promise<FakeOpenAI> {
   return f;
 }
 
-const server = (baseUrl: string, apiKey: string | null = KEY, name = 'lmstudio'): OpenAIServer => ({ name, baseUrl, apiKey });
+const server = (baseUrl: string, apiKey: string | null = KEY, name = 'lmstudio'): OpenAIServer => ({ name, baseUrl, apiKey, keyVariable: 'PLANSCOPE_OPENAI_API_KEY_LMSTUDIO' });
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   return {
@@ -191,9 +191,9 @@ describe('OpenAI-compatible servers configured', () => {
       APP_ROOT,
     );
     expect(config.openaiServers).toEqual([
-      { name: 'openai', baseUrl: 'http://127.0.0.1:8080/v1', apiKey: 'sk-default-key-1234' },
-      { name: 'lmstudio', baseUrl: 'http://127.0.0.1:1234/v1', apiKey: null },
-      { name: 'my-vllm', baseUrl: 'https://gpu.example:8000/v1', apiKey: 'sk-vllm-key-5678' },
+      { name: 'openai', baseUrl: 'http://127.0.0.1:8080/v1', apiKey: 'sk-default-key-1234', keyVariable: 'PLANSCOPE_OPENAI_API_KEY' },
+      { name: 'lmstudio', baseUrl: 'http://127.0.0.1:1234/v1', apiKey: null, keyVariable: 'PLANSCOPE_OPENAI_API_KEY_LMSTUDIO' },
+      { name: 'my-vllm', baseUrl: 'https://gpu.example:8000/v1', apiKey: 'sk-vllm-key-5678', keyVariable: 'PLANSCOPE_OPENAI_API_KEY_MY_VLLM' },
     ]);
     expect(resolveModel('my-vllm:Qwen/Qwen3-8B', config).name).toBe('my-vllm:Qwen/Qwen3-8B');
     expect(resolveModel('my-vllm:Qwen/Qwen3-8B', config).host).toBe('https://gpu.example:8000/v1');

@@ -205,10 +205,9 @@ async function statusError(ctx: CallContext, response: Response): Promise<ModelC
   const { server } = ctx.opts;
   const partial = { ...ctx.transcript };
   if (status === 401 || status === 403) {
-    const keyName = server.name === 'openai' ? 'PLANSCOPE_OPENAI_API_KEY' : `PLANSCOPE_OPENAI_API_KEY_${server.name.toUpperCase().replaceAll('-', '_')}`;
     return new ModelCallError(
       'model_auth_failed',
-      `${where} refused the call (HTTP ${status}): ${said}. ${server.apiKey === null ? `No API key is configured for it: set ${keyName}.` : `Check ${keyName}.`}`,
+      `${where} refused the call (HTTP ${status}): ${said}. ${server.apiKey === null ? `No API key is configured for it: set ${server.keyVariable}.` : `Check ${server.keyVariable}.`}`,
       partial,
     );
   }
