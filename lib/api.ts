@@ -59,6 +59,18 @@ export interface OllamaHealth {
   hint: string | null;
 }
 
+/** One configured OpenAI-compatible server, as its `/models` answered. */
+export interface OpenAIServerHealth {
+  /** Its configured name: its models are `<name>:<model id>`. */
+  name: string;
+  /** Its base URL, credentials masked. */
+  host: string;
+  reachable: boolean;
+  /** Its models as runs name them (`lmstudio:qwen3-8b`); empty when it did not answer. */
+  models: string[];
+  error: ErrorInfo | null;
+}
+
 /** One workspace bridge process the pool holds. */
 export interface BridgeProcessHealth {
   /** Null while it is still starting. */
@@ -96,6 +108,8 @@ export interface LogFileHealth {
 export interface Health {
   ok: true;
   ollama: OllamaHealth;
+  /** The OpenAI-compatible servers configured, in order; empty when none is. */
+  openaiServers: OpenAIServerHealth[];
   defaultModel: string;
   offlineModel: string;
   workspace: string;

@@ -42,6 +42,8 @@ export const RunErrorCode = z.enum([
   'model_unreachable',
   'model_not_found',
   'model_error',
+  /** The model server refused the call's credentials (HTTP 401 or 403): an API key missing, wrong or without access. */
+  'model_auth_failed',
   'answer_invalid',
   'timeout',
   'cancelled',
@@ -160,7 +162,7 @@ export const ErrorInfo = z.object({ code: ErrorCode, message: z.string() });
 export type ErrorInfo = z.infer<typeof ErrorInfo>;
 
 /** Codes a failed LLM call can carry; a subset of the run codes. */
-export const ModelErrorCode = RunErrorCode.extract(['model_unreachable', 'model_not_found', 'model_error', 'timeout', 'cancelled', 'context_exceeded']);
+export const ModelErrorCode = RunErrorCode.extract(['model_unreachable', 'model_not_found', 'model_error', 'model_auth_failed', 'timeout', 'cancelled', 'context_exceeded']);
 export type ModelErrorCode = z.infer<typeof ModelErrorCode>;
 
 /** CLI exit codes (README, Command line): 0 completed, 1 run failed, 2 bad usage or configuration. */

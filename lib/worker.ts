@@ -10,13 +10,15 @@ import { OFFLINE_MODEL } from './run-request';
  * host, pid and that id.
  */
 
-/** One Ollama server a worker calls, and the models it had installed when the worker started. */
+/** One model server a worker calls (an Ollama host, or an OpenAI-compatible server), and the models it had when the worker started. */
 export const WorkerHost = z.object({
-  /** The Ollama URL, credentials masked. */
+  /** The server's URL, credentials masked. */
   host: z.string(),
-  /** Installed models as Ollama names them (`model:tag`). */
+  /** The OpenAI-compatible server's configured name; absent for an Ollama host. */
+  server: z.string().optional(),
+  /** Its models as runs name them: Ollama's `model:tag`, an OpenAI-compatible server's `<server>:<model id>`. */
   models: z.array(z.string()),
-  /** Whether the host answered `/api/tags` when the worker started; an unreachable host serves nothing. */
+  /** Whether the host answered `/api/tags` (`/models`) when the worker started; an unreachable host serves nothing. */
   reachable: z.boolean(),
 });
 export type WorkerHost = z.infer<typeof WorkerHost>;

@@ -5,6 +5,7 @@ import { CallLabel, type CallOptions, type PlanProfile, type RunLimits } from '.
 import { DEFAULT_BUNDLE_LIMITS, type BundleCheckSettings } from '../lib/bundle';
 import { LOCAL_PERSON, MAX_PERSON_CHARS } from '../lib/person';
 import { maskHost } from '../lib/mask';
+import { EMBEDDED_PREFIX, OLLAMA_PREFIX, OPENAI_SERVER_NAME } from '../lib/model-ref';
 import { buildPathPolicy, type PathPolicy } from '../lib/policy';
 import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './mcp/servers-config';
 import { OtelEnv, telemetrySettings, TelemetrySettingsError, type TelemetrySettings } from './telemetry/settings';
@@ -26,6 +27,11 @@ const Env = z.object({
   OLLAMA_HOST: z.string().trim().min(1).default('http://127.0.0.1:11434'),
   /** Several Ollama hosts behind this process, comma-separated, the first the default; unset: OLLAMA_HOST alone. */
   PLANSCOPE_OLLAMA_HOSTS: z.string().trim().min(1).optional(),
+  /** The OpenAI-compatible server named `openai` (its models `openai:MODEL`): its base URL, `/v1` included. */
+  PLANSCOPE_OPENAI_BASE_URL: z.string().trim().min(1).optional(),
+  PLANSCOPE_OPENAI_API_KEY: z.string().trim().min(1).optional(),
+  /** More OpenAI-compatible servers, comma-separated `name=baseURL`; each one's key in `PLANSCOPE_OPENAI_API_KEY_<NAME>`. */
+  PLANSCOPE_OPENAI_SERVERS: z.string().trim().min(1).optional(),
   PLANSCOPE_MODEL: z.string().trim().min(1).default('qwen3:8b'),
   PLANSCOPE_WORKSPACE: z.string().trim().min(1).optional(),
   /** Directories a run's workspace must be (or lie inside), separated by `path.delimiter` as in PATH. */
@@ -136,6 +142,8 @@ export interface Config {
   ollamaHost: string;
   /** Every Ollama host this process calls, normalized, in the order configured; a run takes the least busy that has its model. */
   ollamaHosts: readonly string[];
+  /** The OpenAI-compatible servers configured (`PLANSCOPE_OPENAI_BASE_URL`, `PLANSCOPE_OPENAI_SERVERS`), each a host of its own. */
+  openaiServers: readonly OpenAIServer[];
   model: string;
   /** Ollama `keep_alive` for a run's calls: a duration string, or seconds. */
   keepAlive: string | number;
@@ -218,6 +226,18 @@ export interface Config {
   workers: WorkerSettings;
 }
 
+/** One OpenAI-compatible server (LM Studio, llama-server, vLLM, ...): its models are named `<name>:<model id>`. */
+export interface OpenAIServer {
+  /** What stands before the colon in its models' names (`OPENAI_SERVER_NAME`). */
+  name: string;
+  /** As configured, no trailing slash: `/chat/completions` and `/models` are appended to it. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer`; never shown, logged or stored. */
+  apiKey: string | null;
+  /** The variable its key is read from, for messages that say what to set. */
+  keyVariable: string;
+}
+
 export interface WorkerSettings {
   heartbeatMs: number;
   /** At least twice `heartbeatMs`. */
@@ -288,6 +308,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     appRoot,
     ollamaHost: ollamaHosts[0]!,
     ollamaHosts,
+    openaiServers: openaiServers(env, e.PLANSCOPE_OPENAI_BASE_URL, e.PLANSCOPE_OPENAI_SERVERS),
     model: e.PLANSCOPE_MODEL,
     keepAlive: e.PLANSCOPE_KEEP_ALIVE,
     loadTimeoutMs: e.PLANSCOPE_LOAD_TIMEOUT_MS,
@@ -496,6 +517,56 @@ export function parseOllamaHosts(raw: string): string[] {
     if (!hosts.includes(host)) hosts.push(host);
   }
   return hosts;
+}
+
+/** The name `PLANSCOPE_OPENAI_BASE_URL` configures; any other server is named in `PLANSCOPE_OPENAI_SERVERS`. */
+const DEFAULT_OPENAI_SERVER = 'openai';
+/** Prefixes a model name already gives another provider (lib/model-ref.ts): a server so named would never be reached. */
+const TAKEN_SERVER_NAMES = [OLLAMA_PREFIX, EMBEDDED_PREFIX];
+
+/** `PLANSCOPE_OPENAI_API_KEY_<NAME>`: the name upper-cased, `-` as `_`, as an environment variable can spell it. */
+function openaiKeyVariable(name: string): string {
+  return `PLANSCOPE_OPENAI_API_KEY_${name.toUpperCase().replaceAll('-', '_')}`;
+}
+
+/**
+ * The OpenAI-compatible servers: `PLANSCOPE_OPENAI_BASE_URL` is the one named
+ * `openai`, then each `name=baseURL` of `PLANSCOPE_OPENAI_SERVERS` in order.
+ * A name given twice, one another provider's prefix already takes, or an
+ * address that is not http(s) is refused here; a key is never quoted.
+ */
+export function openaiServers(env: Record<string, string | undefined>, baseUrl: string | undefined, named: string | undefined): OpenAIServer[] {
+  const defined = pickDefined(env);
+  const servers: OpenAIServer[] = [];
+  const add = (name: string, url: string, keyVariable: string, source: string) => {
+    if (!OPENAI_SERVER_NAME.test(name)) {
+      throw new ConfigError(`Invalid configuration: ${source}: "${name}" is not a server name (lower-case letters, digits, - and _, starting with a letter, at most 32).`);
+    }
+    if (TAKEN_SERVER_NAMES.includes(name)) throw new ConfigError(`Invalid configuration: ${source}: "${name}" names another provider's models; choose another name.`);
+    if (servers.some((s) => s.name === name)) throw new ConfigError(`Invalid configuration: ${source}: the server "${name}" is configured twice.`);
+    servers.push({ name, baseUrl: checkOpenAIBaseUrl(url, source), apiKey: defined[keyVariable]?.trim() || null, keyVariable });
+  };
+  if (baseUrl !== undefined) add(DEFAULT_OPENAI_SERVER, baseUrl, 'PLANSCOPE_OPENAI_API_KEY', 'PLANSCOPE_OPENAI_BASE_URL');
+  for (const entry of (named ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+    const eq = entry.indexOf('=');
+    if (eq <= 0) throw new ConfigError(`Invalid configuration: PLANSCOPE_OPENAI_SERVERS: "${maskHost(entry)}" is not name=baseURL (such as lmstudio=http://127.0.0.1:1234/v1).`);
+    const name = entry.slice(0, eq).trim();
+    add(name, entry.slice(eq + 1).trim(), openaiKeyVariable(name), 'PLANSCOPE_OPENAI_SERVERS');
+  }
+  return servers;
+}
+
+function checkOpenAIBaseUrl(raw: string, source: string): string {
+  let protocol: string | null = null;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    // Not a URL: refused below.
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw new ConfigError(`Invalid configuration: ${source}: ${maskHost(raw)} is not an http or https URL (such as http://127.0.0.1:1234/v1).`);
+  }
+  return raw.replace(/\/+$/, '');
 }
 
 /**

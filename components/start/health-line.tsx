@@ -55,7 +55,21 @@ export function HealthLine() {
   return (
     <div data-testid="health-line" className={`flex items-start gap-2 rounded border px-2.5 py-1.5 text-xs ${tone}`} role="status">
       <span aria-hidden className={`mt-1 size-2 shrink-0 rounded-full ${dot}`} />
-      <p className="min-w-0 flex-1">{body}</p>
+      <p className="min-w-0 flex-1">
+        {body}
+        {data && data.openaiServers.length > 0 && (
+          <span data-testid="health-openai" className="block">
+            OpenAI-compatible:{' '}
+            {data.openaiServers.map((server, i) => (
+              <span key={server.name}>
+                {i > 0 && '; '}
+                {server.name} at <code className="font-mono break-anywhere">{server.host}</code>{' '}
+                {server.reachable ? `(${server.models.length} ${server.models.length === 1 ? 'model' : 'models'})` : `not reachable: ${server.error?.message ?? 'no answer'}`}
+              </span>
+            ))}
+          </span>
+        )}
+      </p>
       {!isPending && (
         <button type="button" className="link shrink-0 text-xs" onClick={() => void refetch()} disabled={isFetching}>
           {isFetching ? 'checking…' : 'recheck'}

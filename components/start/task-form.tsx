@@ -37,10 +37,12 @@ export function TaskForm({
 
   const ollama = health.data?.ollama;
   const installed = ollama?.reachable ? ollama.models : [];
-  // Until the person picks one: the configured model, unless Ollama is known to be down (then the baseline that always works).
-  const suggested = ollama && !ollama.reachable ? defaults.offlineModel : defaults.defaultModel;
+  const served = (health.data?.openaiServers ?? []).flatMap((server) => server.models);
+  // Until the person picks one: the configured model, unless Ollama is known to be down and no
+  // OpenAI-compatible server lists it (then the baseline that always works).
+  const suggested = ollama && !ollama.reachable && !served.includes(defaults.defaultModel) ? defaults.offlineModel : defaults.defaultModel;
   const model = chosenModel ?? suggested;
-  const modelOptions = [...new Set([defaults.defaultModel, ...installed])].filter((m) => m !== defaults.offlineModel);
+  const modelOptions = [...new Set([defaults.defaultModel, ...installed, ...served])].filter((m) => m !== defaults.offlineModel);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();

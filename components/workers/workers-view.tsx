@@ -92,7 +92,8 @@ function WorkerRow({ worker, now }: { worker: WorkerView; now: number | null }) 
           {worker.hosts.map((host, i) => (
             <li key={host.host ?? i} data-testid="worker-host">
               <div className="truncate font-mono" title={host.host ?? undefined}>
-                {host.host ?? <span className="font-sans muted">an Ollama host</span>}
+                {host.server !== undefined && <span className="mr-1.5 font-sans muted">{host.server} (OpenAI-compatible)</span>}
+                {host.host ?? <span className="font-sans muted">{host.server === undefined ? 'an Ollama host' : 'its address'}</span>}
                 {!host.reachable && <span className="ml-1.5 font-sans text-red-700 dark:text-red-300">unreachable at start</span>}
               </div>
               {host.models.length > 0 && (

@@ -5,10 +5,12 @@ import { z } from 'zod';
 import { reportOk, type DoctorCheck, type DoctorCheckId, type DoctorReport } from '../../lib/doctor';
 import { maskHost, maskUrlsInText } from '../../lib/mask';
 import { MIN_OLLAMA_VERSION, type ReadinessProblem } from '../../lib/ollama-readiness';
-import { OFFLINE_MODEL, type Config } from '../config';
+import { OFFLINE_MODEL, type Config, type OpenAIServer } from '../config';
 import { checkOllama } from '../llm/health';
 import { createOllamaModel } from '../llm/ollama';
-import { ModelCallError, type ModelReply } from '../llm/types';
+import { listServedModels } from '../llm/openai/models';
+import { openaiServerOf, resolveModel } from '../llm/resolve';
+import { ModelCallError, type Model, type ModelReply } from '../llm/types';
 import { connectBridge } from '../mcp/bridge-client';
 import { connectToolServers } from '../mcp/tool-servers';
 import { resolveWorkspace, workspacePolicy } from '../runs/workspace';
@@ -36,6 +38,17 @@ const TITLES: Record<DoctorCheckId, string> = {
   mcp_servers: 'Extra MCP servers',
 };
 
+/**
+ * The same checks, as they read for a model on an OpenAI-compatible server:
+ * the ids stay (the report's contract), what is checked is that server's.
+ */
+const OPENAI_TITLES: Partial<Record<DoctorCheckId, string>> = {
+  ollama_reachable: 'Server reachable',
+  ollama_version: 'Server version',
+  model_pulled: 'Model listed',
+  model_capabilities: 'Context length',
+};
+
 const HEALTH_TIMEOUT_MS = 5000;
 /** The probe may load the model first: that alone can take tens of seconds. */
 const PROBE_TIMEOUT_MS = 120_000;
@@ -51,14 +64,16 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
   const add = (id: DoctorCheckId, verdict: DoctorCheck['verdict'], detail: string, fix: string | null = null) =>
     checks.push({ id, title: TITLES[id], verdict, detail, fix });
 
-  await checkModel(config, add);
+  const served = openaiServerOf(config, config.model);
+  if (served) await checkOpenAIModel(config, served, (id, verdict, detail, fix = null) => checks.push({ id, title: OPENAI_TITLES[id] ?? TITLES[id], verdict, detail, fix }));
+  else await checkModel(config, add);
   const workspace = checkWorkspace(config, add);
   await checkBridge(config, workspace, add);
   await checkDataStore(config, add);
   const workers = await checkWorkers(config, workspace);
   add('workers_available', workers.verdict, workers.detail, workers.fix);
   await checkToolServers(config, add);
-  return { ok: reportOk(checks), host: maskHost(config.ollamaHost), model: config.model, checks };
+  return { ok: reportOk(checks), host: maskHost(served ? served.server.baseUrl : config.ollamaHost), model: config.model, checks };
 }
 
 let inFlight: Promise<DoctorReport> | null = null;
@@ -120,10 +135,61 @@ async function checkModel(config: Config, add: Add): Promise<void> {
     add('model_capabilities', 'ok', described);
   }
 
-  const probe = await structuredProbe(config);
+  await probeChecks(config, createOllamaModel({ host: config.ollamaHost, model: config.model, keepAlive: config.keepAlive }), add, {
+    fix: 'See the message; `ollama run <model>` on the Ollama machine shows whether the model loads and answers at all.',
+    schemaFix: `Update Ollama (structured outputs need ${MIN_OLLAMA_VERSION.structuredOutputs} or later), or pick a model that follows a JSON schema.`,
+  });
+}
+
+/**
+ * A model on an OpenAI-compatible server: the server answers `/models`, lists
+ * the model (its context length, where it says), and one tiny structured
+ * completion comes back parsed. Such a server has no version to check.
+ */
+async function checkOpenAIModel(config: Config, served: { server: OpenAIServer; model: string }, add: Add): Promise<void> {
+  const skipRest = (from: DoctorCheckId, why: string) => {
+    for (const id of MODEL_CHECKS.slice(MODEL_CHECKS.indexOf(from))) add(id, 'skipped', why);
+  };
+  const { server, model } = served;
+  const host = maskHost(server.baseUrl);
+  const listing = await listServedModels(server, HEALTH_TIMEOUT_MS);
+  if (!listing.ok) {
+    const fix =
+      listing.code === 'model_auth_failed'
+        ? `Set the server's API key (${server.keyVariable}).`
+        : `Start the server "${server.name}" (LM Studio's server, llama-server, vLLM...), or fix its base URL (it usually ends in /v1).`;
+    add('ollama_reachable', 'fail', `${listing.code}: ${listing.message}`, fix);
+    return skipRest('ollama_version', 'The server is not reachable.');
+  }
+  const ids = listing.models.map((m) => m.id);
+  add('ollama_reachable', 'ok', `The OpenAI-compatible server "${server.name}" at ${host} answers; ${ids.length} ${ids.length === 1 ? 'model' : 'models'} listed.`);
+  add('ollama_version', 'ok', 'An OpenAI-compatible server: no version of it is needed, only the chat completions API.');
+  const listed = listing.models.find((m) => m.id === model);
+  if (!listed) {
+    add('model_pulled', 'fail', `${model} is not among the models ${host}/models lists (${ids.join(', ') || 'none'}).`, `Load or download ${model} on that server, or set PLANSCOPE_MODEL to ${server.name}:<one of the ids listed>.`);
+    return skipRest('model_capabilities', 'The model is not listed.');
+  }
+  add('model_pulled', 'ok', `${model} is listed.`);
+  const numCtx = Math.max(...Object.values(config.callOptions).map((o) => o.numCtx));
+  if (listed.contextLength === null) {
+    add('model_capabilities', 'ok', `The server does not state the model's context length; prompts are sized for PLANSCOPE_NUM_CTX (${numCtx}), which the server's own context must hold.`);
+  } else if (numCtx > listed.contextLength) {
+    add('model_capabilities', 'warn', `Context length ${listed.contextLength}; PLANSCOPE_NUM_CTX ${numCtx}. Prompts are sized for ${listed.contextLength} instead.`, `Set PLANSCOPE_NUM_CTX to ${listed.contextLength} or less.`);
+  } else {
+    add('model_capabilities', 'ok', `Context length ${listed.contextLength}; prompts are sized for PLANSCOPE_NUM_CTX (${numCtx}).`);
+  }
+  await probeChecks(config, resolveModel(config.model, config), add, {
+    fix: `See the message; the server's own log shows whether ${model} loads and answers at all.`,
+    schemaFix: 'Pick a model, or a server version, that follows a JSON schema given as response_format (json_schema).',
+  });
+}
+
+/** The structured-output probe and the speed it showed. */
+async function probeChecks(config: Config, model: Model, add: Add, fixes: { fix: string; schemaFix: string }): Promise<void> {
+  const probe = await structuredProbe(config, model, fixes);
   if (!probe.ok) {
     add('structured_output', 'fail', probe.message, probe.fix);
-    return skipRest('model_speed', 'The probe call did not succeed.');
+    return add('model_speed', 'skipped', 'The probe call did not succeed.');
   }
   add('structured_output', 'ok', `A two-field schema came back as ${probe.reply.content.trim()}.`);
   add(
@@ -145,8 +211,7 @@ type Probe =
   | { ok: false; message: string; fix: string };
 
 /** One real call, as a run makes it (streamed, schema as format, thinking off), answering two fields that must parse. */
-async function structuredProbe(config: Config): Promise<Probe> {
-  const model = createOllamaModel({ host: config.ollamaHost, model: config.model, keepAlive: config.keepAlive });
+async function structuredProbe(config: Config, model: Model, fixes: { fix: string; schemaFix: string }): Promise<Probe> {
   const started = performance.now();
   let firstTokenMs: number | null = null;
   let reply: ModelReply;
@@ -170,14 +235,14 @@ async function structuredProbe(config: Config): Promise<Probe> {
     });
   } catch (error) {
     const message = error instanceof ModelCallError ? `${error.code}: ${error.message}` : String(error);
-    return { ok: false, message, fix: 'See the message; `ollama run <model>` on the Ollama machine shows whether the model loads and answers at all.' };
+    return { ok: false, message, fix: fixes.fix };
   }
   const parsed = ProbeReply.safeParse(parseJson(reply.content));
   if (!parsed.success) {
     return {
       ok: false,
       message: `The reply did not match the two-field schema (done_reason ${reply.doneReason ?? '-'}): ${JSON.stringify(reply.content.slice(0, 200))}.`,
-      fix: `Update Ollama (structured outputs need ${MIN_OLLAMA_VERSION.structuredOutputs} or later), or pick a model that follows a JSON schema.`,
+      fix: fixes.schemaFix,
     };
   }
   const tokensPerSecond = reply.evalTokens && reply.evalDurationNs ? reply.evalTokens / (reply.evalDurationNs / 1e9) : null;

@@ -134,7 +134,7 @@ async function callInSlot(ctx: RunContext, request: CallRequest, base: CallOptio
         timeoutMs,
       }),
     );
-    const truncated = !model.baseline && evidentlyCut(reply.promptTokens, options.numCtx);
+    const truncated = !model.baseline && model.cutsLongPrompts !== false && evidentlyCut(reply.promptTokens, options.numCtx);
     finish(reply, null, truncated);
     return { call, reply, truncated, input, options };
   } catch (thrown) {

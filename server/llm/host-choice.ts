@@ -1,7 +1,7 @@
 import { sameModel, type WorkerHost } from '../../lib/worker';
 import type { Config } from '../config';
 import { processHostSlots } from './host-slots';
-import { resolveModel } from './resolve';
+import { openaiServerOf, resolveModel } from './resolve';
 import type { Model } from './types';
 
 /**
@@ -113,8 +113,11 @@ export class HostChoice {
     return { model: chosen, release: model.baseline ? () => {} : this.hostKeepers.keep(host) };
   }
 
-  /** The least busy of this process's Ollama hosts that have model `name` now: calls in flight and waiting there, and runs keeping it. */
+  /** The least busy of this process's Ollama hosts that have model `name` now (its server, for an OpenAI-compatible server's model): calls in flight and waiting there, and runs keeping it. */
   leastBusyHost(name: string): string {
+    // An OpenAI-compatible server is the one host of its models.
+    const served = openaiServerOf(this.config, name);
+    if (served) return served.server.baseUrl;
     const hosts = hostsServing(name, hostModelsOf(this.config.ollamaHosts, this.registeredHosts), this.config.model);
     return leastBusy(hosts, (h) => this.hostKeepers.count(h) + processHostSlots.load(h)) ?? this.config.ollamaHost;
   }

@@ -3,7 +3,7 @@ import { maskHost, maskUrlsInText } from '../../lib/mask';
 import { currentTraceparent } from '../telemetry/trace-context';
 import { ollamaErrorHint } from './error-hints';
 import type { HostSlots } from './host-slots';
-import { splitThinkBlock, thinkBlockFilter } from './think-block';
+import { movedThinkBlock, thinkBlockFilter } from './think-block';
 import { ModelCallError, type Model, type ModelReply, type ModelRequest } from './types';
 
 export interface OllamaModelOptions {
@@ -144,14 +144,6 @@ function chatRequest(opts: OllamaModelOptions, request: ModelRequest): ChatReque
       ...(opts.seed !== undefined && { seed: opts.seed }),
     },
   };
-}
-
-/** Thinking was off, yet the content opens with a <think> block: it joins the thinking, and the rest is the reply. */
-function movedThinkBlock(transcript: Transcript): Transcript & { thinkBlockMoved: boolean } {
-  const split = splitThinkBlock(transcript.content);
-  if (!split.moved) return { ...transcript, thinkBlockMoved: false };
-  const thinking = [transcript.thinking, split.thinking].filter((t) => t !== '').join('\n');
-  return { content: split.content, thinking, thinkBlockMoved: true };
 }
 
 function toReply(transcript: Transcript & { thinkBlockMoved?: boolean }, final: ChatResponse): ModelReply {

@@ -1,8 +1,10 @@
 import { readinessProblems } from '../../lib/ollama-readiness';
-import type { Config } from '../config';
+import type { Config, OpenAIServer } from '../config';
 import { RequestError } from '../errors';
 import { maskHost } from '../../lib/mask';
 import { cachedOllamaFacts, readOllamaFacts } from './model-facts';
+import { cachedServedModels } from './openai/models';
+import { openaiServerOf } from './resolve';
 import type { Model } from './types';
 
 /** Longest a run's start waits on `/api/version` and `/api/show` (usually answered from the cache). */
@@ -15,8 +17,10 @@ const READINESS_TIMEOUT_MS = 3000;
  * cannot be asked, or a model it does not have, is left to the run itself:
  * it fails with `model_unreachable` or `model_not_found`, visibly, as before.
  */
-export async function readyModel(config: Pick<Config, 'ollamaHost' | 'callOptions'>, model: Model, host: string = config.ollamaHost): Promise<Model> {
+export async function readyModel(config: Pick<Config, 'ollamaHost' | 'callOptions' | 'openaiServers'>, model: Model, host: string = config.ollamaHost): Promise<Model> {
   if (model.baseline) return model;
+  const served = openaiServerOf(config, model.name);
+  if (served) return readyOpenAIModel(served.server, served.model, model);
   let facts;
   try {
     facts = await cachedOllamaFacts(host, model.name, READINESS_TIMEOUT_MS);
@@ -30,11 +34,25 @@ export async function readyModel(config: Pick<Config, 'ollamaHost' | 'callOption
 }
 
 /**
+ * An OpenAI-compatible server has no `/api/show`: what it says of a model is
+ * its entry in `/models`, the context length among it where it states one.
+ * Nothing there refuses a run (a server that loads models on demand, as LM
+ * Studio does, may not list one it would load): the run's own call says.
+ */
+async function readyOpenAIModel(server: OpenAIServer, id: string, model: Model): Promise<Model> {
+  const listing = await cachedServedModels(server, READINESS_TIMEOUT_MS);
+  const listed = listing.ok ? listing.models.find((m) => m.id === id) : undefined;
+  return { ...model, contextLength: listed?.contextLength ?? null };
+}
+
+/**
  * At server start: reads the configured model's facts (so the first run's
  * check is answered from the cache) and says on stderr what would refuse a
  * run on it. Never throws; an Ollama that is not up yet is no news here.
  */
-export async function reportReadinessAtStart(config: Pick<Config, 'ollamaHost' | 'model' | 'callOptions'>): Promise<void> {
+export async function reportReadinessAtStart(config: Pick<Config, 'ollamaHost' | 'model' | 'callOptions' | 'openaiServers'>): Promise<void> {
+  // An OpenAI-compatible server's model has nothing at start that would refuse a run.
+  if (openaiServerOf(config, config.model)) return;
   try {
     const facts = await readOllamaFacts(config.ollamaHost, config.model, READINESS_TIMEOUT_MS);
     for (const problem of readinessProblems(facts.version, facts.model, config.callOptions)) {

@@ -1,21 +1,46 @@
-import { OFFLINE_MODEL, type Config } from '../config';
+import { parseModelRef } from '../../lib/model-ref';
+import { OFFLINE_MODEL, type Config, type OpenAIServer } from '../config';
 import { processHostSlots } from './host-slots';
 import { createOfflineModel } from './offline';
 import { createOllamaModel } from './ollama';
+import { createOpenAIModel } from './openai/chat';
 import type { Model } from './types';
 
-/** `offline` selects the built-in baseline; any other name is an Ollama model, at `host` (the default host when not given). */
-export function resolveModel(
-  name: string,
-  config: Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeoutMs' | 'hostConcurrency'>,
-  host: string = config.ollamaHost,
-): Model {
+export type ResolveConfig = Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeoutMs' | 'hostConcurrency' | 'openaiServers'>;
+
+/**
+ * The model a name selects (lib/model-ref.ts): `offline` the built-in
+ * baseline; `<server>:<model id>` a model on that configured OpenAI-compatible
+ * server (which is its own host, whatever `host` says); any other name an
+ * Ollama model, at `host` (the default host when not given).
+ */
+export function resolveModel(name: string, config: ResolveConfig, host: string = config.ollamaHost): Model {
   if (name === OFFLINE_MODEL) return createOfflineModel();
+  const hostSlots = { slots: processHostSlots, limit: config.hostConcurrency };
+  const ref = parseModelRef(name, serverNames(config));
+  if (ref.provider === 'openai') return createOpenAIModel({ server: openaiServer(config, ref.server), model: ref.model, hostSlots });
   return createOllamaModel({
     host,
-    model: name,
+    model: ref.model,
     keepAlive: config.keepAlive,
     loadTimeoutMs: config.loadTimeoutMs,
-    hostSlots: { slots: processHostSlots, limit: config.hostConcurrency },
+    hostSlots,
   });
+}
+
+export function serverNames(config: Pick<Config, 'openaiServers'>): string[] {
+  return config.openaiServers.map((s) => s.name);
+}
+
+/** The configured server of that name; only called with a name `parseModelRef` found among them. */
+export function openaiServer(config: Pick<Config, 'openaiServers'>, name: string): OpenAIServer {
+  const server = config.openaiServers.find((s) => s.name === name);
+  if (!server) throw new Error(`No OpenAI-compatible server is configured as "${name}".`);
+  return server;
+}
+
+/** The OpenAI-compatible server that serves `name`, or null when the name is not one of theirs. */
+export function openaiServerOf(config: Pick<Config, 'openaiServers'>, name: string): { server: OpenAIServer; model: string } | null {
+  const ref = parseModelRef(name, serverNames(config));
+  return ref.provider === 'openai' ? { server: openaiServer(config, ref.server), model: ref.model } : null;
 }

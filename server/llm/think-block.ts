@@ -47,3 +47,11 @@ export function thinkBlockFilter(): (delta: string) => string {
     return lead.slice(end + CLOSE.length).trimStart();
   };
 }
+
+/** Thinking was off, yet the content opens with a <think> block: it joins the thinking, and the rest is the reply. */
+export function movedThinkBlock<T extends { content: string; thinking: string }>(transcript: T): T & { thinkBlockMoved: boolean } {
+  const split = splitThinkBlock(transcript.content);
+  if (!split.moved) return { ...transcript, thinkBlockMoved: false };
+  const thinking = [transcript.thinking, split.thinking].filter((t) => t !== '').join('\n');
+  return { ...transcript, content: split.content, thinking, thinkBlockMoved: true };
+}

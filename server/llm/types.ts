@@ -72,6 +72,13 @@ export interface Model {
   readonly host: string | null;
   /** The most context the model takes (`/api/show`), when known: no call asks for more. */
   readonly contextLength?: number | null;
+  /**
+   * False where the server refuses a prompt longer than its context (an
+   * OpenAI-compatible server: HTTP 400, `context_exceeded`) instead of
+   * cutting it to fit silently as Ollama does: a reply counting as many
+   * prompt tokens as `num_ctx` is then no sign of a cut. Absent: it cuts.
+   */
+  readonly cutsLongPrompts?: boolean;
   /** Whether the server has the model in memory now (`/api/ps`); null when it cannot say. Absent for the baseline. */
   isLoaded?(): Promise<boolean | null>;
   /** A call on a model not in memory waits this long at least: loading a model can take far longer than answering. */

@@ -22,7 +22,7 @@ import { loadRecordedCall, type RecordedCall } from './recorded-call';
 const FACTS_TIMEOUT_MS = 3000;
 
 export interface ReplayerDeps {
-  config: Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeoutMs' | 'hostConcurrency' | 'pathPolicy' | 'callOptions' | 'limits' | 'maxReplayRepeats'>;
+  config: Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeoutMs' | 'hostConcurrency' | 'openaiServers' | 'pathPolicy' | 'callOptions' | 'limits' | 'maxReplayRepeats'>;
   runs: RunStore;
   replays: ReplayStore;
   /** The tools plans may name, for judging a general plan as its run was. */
@@ -63,7 +63,7 @@ export class Replayer {
     if (model.baseline && recorded.input === null) {
       throw new RequestError(
         'call_not_replayable',
-        `The offline baseline answers from a call's recorded input, which only a baseline run's calls keep; replay ${call} with an Ollama model.`,
+        `The offline baseline answers from a call's recorded input, which only a baseline run's calls keep; replay ${call} with a model on Ollama or an OpenAI-compatible server.`,
       );
     }
     const rules = await this.judgeRules(recorded);

@@ -12,6 +12,8 @@
  * Where no convention exists, names are planscope's own, under `planscope.`.
  */
 
+import { parseModelRef } from '../../lib/model-ref';
+
 export const GenAi = {
   operationName: 'gen_ai.operation.name',
   providerName: 'gen_ai.provider.name',
@@ -107,9 +109,14 @@ export const Planscope = {
   unfinished: 'planscope.unfinished',
 } as const;
 
-/** `gen_ai.provider.name` for the model behind a run. */
-export function providerName(baseline: boolean): string {
-  return baseline ? 'planscope.offline' : 'ollama';
+/**
+ * `gen_ai.provider.name` for the model behind a run: `openai` for a model on
+ * an OpenAI-compatible server (`openaiServers` are the configured names), as
+ * the conventions name the API it speaks.
+ */
+export function providerName(run: { baseline: boolean; model: string }, openaiServers: readonly string[]): string {
+  if (run.baseline) return 'planscope.offline';
+  return parseModelRef(run.model, openaiServers).provider === 'openai' ? 'openai' : 'ollama';
 }
 
 export const AGENT_NAME = 'planscope';

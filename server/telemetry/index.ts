@@ -32,6 +32,7 @@ const EXPORT_ON_CLOSE_MS = 5000;
 /** What telemetry reads of the configuration: its own settings (the spans take each call's options from its event). */
 export interface TelemetryConfig {
   telemetry: TelemetrySettings;
+  openaiServers: readonly { name: string }[];
 }
 
 /** Where every run's events are published (server/runs/bus.ts). */
@@ -59,6 +60,7 @@ export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: Run
           const started = startOtel(settings, metrics, {
             captureContent: settings.captureContent,
             artifact: async (runId, name) => (await store.getArtifact(runId, name))?.content ?? null,
+            openaiServers: config.openaiServers.map((s) => s.name),
           });
           const caughtUp = started.spans;
           for (const [runId, event] of pending ?? []) guarded('traces', () => caughtUp?.handle(runId, event));

@@ -53,6 +53,8 @@ export interface RunSpansOptions {
   captureContent: boolean;
   /** A stored artifact's text (prompts, replies, observed files), for content capture. */
   artifact: (runId: string, name: string) => Promise<string | null>;
+  /** The configured OpenAI-compatible servers' names: a run's model named after one is that provider's. */
+  openaiServers: readonly string[];
 }
 
 interface SpanSpec {
@@ -273,7 +275,7 @@ export class RunSpans {
   }
 
   private chatRequestAttributes(run: RunTrace, started: EventOf<'llm_call_started'>): Attributes {
-    const provider = providerName(run.created.baseline);
+    const provider = providerName(run.created, this.options.openaiServers);
     const server = serverOf(started.host);
     return {
       [GenAi.operationName]: GenAiOperation.chat,
@@ -485,7 +487,7 @@ export class RunSpans {
         error: unfinished,
       });
     }
-    const provider = providerName(run.created.baseline);
+    const provider = providerName(run.created, this.options.openaiServers);
     const attributes: Attributes = {
       [GenAi.operationName]: GenAiOperation.invokeAgent,
       [GenAi.agentName]: AGENT_NAME,

@@ -1,6 +1,9 @@
 import type { WorkerHost } from '../../lib/worker';
 import type { Config } from '../config';
+import { maskHost } from '../../lib/mask';
+import { modelRefName } from '../../lib/model-ref';
 import { checkOllama } from '../llm/health';
+import { listServedModels } from '../llm/openai/models';
 import { thisProcess } from '../store/owner';
 import type { WorkerStore } from '../store/worker-store';
 import { startHeartbeat } from './heartbeat';
@@ -28,7 +31,7 @@ export interface ThisWorker {
 }
 
 export interface ThisWorkerDeps {
-  config: Pick<Config, 'ollamaHosts' | 'workspaceRoots' | 'workspace' | 'workerConcurrency' | 'workers'>;
+  config: Pick<Config, 'ollamaHosts' | 'openaiServers' | 'workspaceRoots' | 'workspace' | 'workerConcurrency' | 'workers'>;
   store: WorkerStore;
   /** The runs live in this process now. */
   runs: () => readonly string[];
@@ -39,7 +42,8 @@ export interface ThisWorkerDeps {
  * Registers this process as a worker: each of its Ollama hosts, in the order
  * configured, with the models it had installed at start (read once from its
  * `/api/tags`; none when it does not answer, though the offline baseline is
- * served all the same), the
+ * served all the same), then each OpenAI-compatible server with the models
+ * its `/models` listed (named `<server>:<id>`, as runs name them), the
  * workspaces it reaches and its concurrency; then keeps it live with its
  * heartbeat. Its id is the start id its runs are recorded under, so the
  * runs it owns can be found from the worker.
@@ -48,13 +52,19 @@ export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker>
   const { config, store } = deps;
   const now = deps.now ?? Date.now;
   const self = thisProcess();
-  const hosts: WorkerHost[] = await Promise.all(
-    config.ollamaHosts.map(async (ollamaHost) => {
+  const hosts: WorkerHost[] = await Promise.all([
+    ...config.ollamaHosts.map(async (ollamaHost) => {
       const ollama = await checkOllama(ollamaHost, TAGS_TIMEOUT_MS);
       const reachable = ollama.reachable && ollama.error === null;
       return { host: ollama.host, models: reachable ? ollama.models : [], reachable };
     }),
-  );
+    // After the Ollama hosts, so that theirs keep the places host choice reads them by.
+    ...config.openaiServers.map(async (server): Promise<WorkerHost> => {
+      const listing = await listServedModels(server, TAGS_TIMEOUT_MS);
+      const models = listing.ok ? listing.models.map((m) => modelRefName({ provider: 'openai', server: server.name, model: m.id })) : [];
+      return { host: maskHost(server.baseUrl), server: server.name, models, reachable: listing.ok };
+    }),
+  ]);
   const startedAt = now();
   await store.register({
     id: self.start,

@@ -9,7 +9,8 @@ import { Ollama } from 'ollama';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkOllama } from '../../server/llm/health';
 import { createOllamaModel, type OllamaModelOptions } from '../../server/llm/ollama';
-import { ModelCallError, type ModelRequest } from '../../server/llm/types';
+import type { ModelRequest } from '../../server/llm/types';
+import { closedPort, failureOf } from '../support/model-call';
 import { startFakeOllama, type FakeOllama, type FakeScript } from '../support/fake-ollama';
 
 const PLAN_SCHEMA = {
@@ -71,24 +72,6 @@ function plannerRequest(overrides: Partial<Omit<ModelRequest, 'prompt'>> & { for
   };
 }
 
-async function failureOf(call: Promise<unknown>): Promise<ModelCallError> {
-  const err: unknown = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ModelCallError);
-  return err as ModelCallError;
-}
-
-/** A port nothing listens on: bind one, then let it go. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 async function waitForRequests(fake: FakeOllama, count: number): Promise<void> {
   for (let i = 0; i < 200 && fake.requests.length < count; i++) {

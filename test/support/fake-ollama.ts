@@ -119,8 +119,8 @@ const ROLE_BY_PROPERTY = [
   ['status', 'executor'],
   ['sum', 'probe'],
 ] as const;
-const CHAT_ROLES = ['planner', 'synthesizer', 'reviewer', 'actor', 'executor', 'probe'] as const;
-type ChatRole = (typeof CHAT_ROLES)[number];
+export const CHAT_ROLES = ['planner', 'synthesizer', 'reviewer', 'actor', 'executor', 'probe'] as const;
+export type ChatRole = (typeof CHAT_ROLES)[number];
 
 export async function startFakeOllama(script: FakeScript = {}, opts: { port?: number } = {}): Promise<FakeOllama> {
   const state = new FakeState(script);
@@ -169,7 +169,7 @@ export async function startFakeOllama(script: FakeScript = {}, opts: { port?: nu
  * the network in full (before its client can have read the end of it and
  * sent another), or its client has gone.
  */
-function countChat(res: ServerResponse, chats: ChatCount): void {
+export function countChat(res: ServerResponse, chats: ChatCount): void {
   chats.inFlight += 1;
   chats.mostAtOnce = Math.max(chats.mostAtOnce, chats.inFlight);
   let ended = false;
@@ -400,7 +400,7 @@ async function chat(body: unknown, res: ServerResponse, state: FakeState) {
   return request.stream ? streamReply(reply, request, res, gone, received) : singleReply(reply, request, res);
 }
 
-function roleOf(format: unknown): ChatRole {
+export function roleOf(format: unknown): ChatRole {
   const properties = isRecord(format) ? format['properties'] : undefined;
   if (!isRecord(properties)) return 'synthesizer';
   return ROLE_BY_PROPERTY.find(([property]) => property in properties)?.[1] ?? 'synthesizer';
@@ -445,7 +445,7 @@ async function streamReply(reply: FakeReply, request: ChatBody, res: ServerRespo
 }
 
 /** Waits before delta `i`: a fixed gap, or until its place on the reply's clock when `durationMs` is set. */
-function deltaPace(reply: FakeReply, count: number, received: number): (i: number, gone: AbortSignal) => Promise<void> {
+export function deltaPace(reply: FakeReply, count: number, received: number): (i: number, gone: AbortSignal) => Promise<void> {
   const { durationMs, chunkDelayMs } = reply;
   if (durationMs === undefined) {
     return async (_i, gone) => {
@@ -515,7 +515,7 @@ function estimateTokens(text: string): number {
 }
 
 /** About `parts` pieces, split on code points so no character is cut in half. */
-function splitText(text: string, parts: number): string[] {
+export function splitText(text: string, parts: number): string[] {
   const chars = Array.from(text);
   if (chars.length === 0) return [];
   const size = Math.max(1, Math.ceil(chars.length / Math.max(1, parts)));
@@ -525,7 +525,7 @@ function splitText(text: string, parts: number): string[] {
 }
 
 /** Unscripted chats still get what constrained decoding would produce: a minimal value of the schema. */
-function defaultContent(format: unknown): string {
+export function defaultContent(format: unknown): string {
   if (isRecord(format)) return JSON.stringify(sampleOf(format, 0));
   if (format === 'json') return '{}';
   return 'OK';
@@ -597,13 +597,13 @@ function runningEntries(state: FakeState) {
 // ---------------------------------------------------------------------------
 // HTTP plumbing
 
-async function readBody(req: IncomingMessage): Promise<string> {
+export async function readBody(req: IncomingMessage): Promise<string> {
   const parts: Buffer[] = [];
   for await (const part of req) parts.push(part as Buffer);
   return Buffer.concat(parts).toString('utf8');
 }
 
-function parseBody(text: string): unknown {
+export function parseBody(text: string): unknown {
   if (text === '') return null;
   try {
     return JSON.parse(text) as unknown;
@@ -613,7 +613,7 @@ function parseBody(text: string): unknown {
 }
 
 /** Aborts when the response is over, either way: lets scripted waits stop early for a client that left. */
-function goneSignal(res: ServerResponse): AbortSignal {
+export function goneSignal(res: ServerResponse): AbortSignal {
   const gone = new AbortController();
   res.once('close', () => gone.abort());
   return gone.signal;
@@ -650,7 +650,7 @@ function failRequest(res: ServerResponse, err: unknown): void {
   sendError(res, 500, `fake Ollama failed: ${err instanceof Error ? err.message : String(err)}`);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -3,6 +3,7 @@ import { describeReadPolicy } from '@/lib/policy';
 import { OFFLINE_MODEL } from '@/server/config';
 import { handle } from '@/server/http/respond';
 import { checkOllama } from '@/server/llm/health';
+import { checkOpenAIServers } from '@/server/llm/openai/models';
 import { getRuntime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';
@@ -13,9 +14,14 @@ const HEALTH_TIMEOUT_MS = 2000;
 export function GET(): Promise<Response> {
   return handle(async () => {
     const { config, bridges, logFile } = getRuntime();
+    const [ollama, openaiServers] = await Promise.all([
+      checkOllama(config.ollamaHost, HEALTH_TIMEOUT_MS, { model: config.model, callOptions: config.callOptions }),
+      checkOpenAIServers(config.openaiServers, HEALTH_TIMEOUT_MS),
+    ]);
     const body: Health = {
       ok: true,
-      ollama: await checkOllama(config.ollamaHost, HEALTH_TIMEOUT_MS, { model: config.model, callOptions: config.callOptions }),
+      ollama,
+      openaiServers,
       defaultModel: config.model,
       offlineModel: OFFLINE_MODEL,
       workspace: config.workspace,
