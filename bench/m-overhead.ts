@@ -82,7 +82,7 @@ writeOutput(args, {
       'overhead.ratio',
       `Overhead ratio, 4 steps + re-plan, ${MODEL_MS} ms streamed model calls (median)`,
       round(streamed.ratio.median, 3),
-      1.05,
+      1.02,
       'x',
     ),
     info('overhead.ratio.p95', 'Overhead ratio p95', round(streamed.ratio.p95, 3), 'x'),

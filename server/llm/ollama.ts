@@ -187,14 +187,18 @@ export interface CallScope {
 const MAX_TIMER_MS = 2_147_483_647;
 
 export function openCallScope(timeoutMs: number, callerSignal?: AbortSignal): CallScope {
-  const deadline = new AbortController();
-  const released = new AbortController();
+  // One controller, fed by listeners: AbortSignal.any, per call and again per fetch, cost more than the rest of the scope.
+  const call = new AbortController();
+  let deadlinePassed = false;
   // setTimeout fires at once for delays past 2^31-1 ms; cap so a "no real limit" setting stays one.
   const delay = Math.min(Math.max(0, timeoutMs), MAX_TIMER_MS);
-  const timer = setTimeout(() => deadline.abort(new Error(`timed out after ${timeoutMs} ms`)), delay);
-  const signals = [deadline.signal, released.signal];
-  if (callerSignal) signals.push(callerSignal);
-  const callSignal = AbortSignal.any(signals);
+  const timer = setTimeout(() => {
+    deadlinePassed = true;
+    call.abort(new Error(`timed out after ${timeoutMs} ms`));
+  }, delay);
+  const onCallerAbort = () => call.abort(callerSignal?.reason);
+  if (callerSignal?.aborted) onCallerAbort();
+  else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
 
   return {
     fetch: (input, init) => {
@@ -202,17 +206,18 @@ export function openCallScope(timeoutMs: number, callerSignal?: AbortSignal): Ca
       // W3C Trace Context: a tracing proxy in front of Ollama joins the run's trace.
       const traceparent = currentTraceparent();
       if (traceparent) headers.set('traceparent', traceparent);
-      return globalThis.fetch(url, {
-        ...init,
-        headers,
-        signal: init?.signal ? AbortSignal.any([init.signal, callSignal]) : callSignal,
-      });
+      // The client's own abort of a request (ollama-js passes one per stream) ends the call's fetches, as the call's own does.
+      const requestSignal = init?.signal;
+      if (requestSignal?.aborted) call.abort(requestSignal.reason);
+      else requestSignal?.addEventListener('abort', () => call.abort(requestSignal.reason), { once: true, signal: call.signal });
+      return globalThis.fetch(url, { ...init, headers, signal: call.signal });
     },
-    timedOut: () => deadline.signal.aborted && !(callerSignal?.aborted ?? false),
+    timedOut: () => deadlinePassed && !(callerSignal?.aborted ?? false),
     cancelled: () => callerSignal?.aborted ?? false,
     dispose: () => {
       clearTimeout(timer);
-      released.abort();
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+      call.abort();
     },
   };
 }
