@@ -205,6 +205,6 @@ describe('OpenAI-compatible servers configured', () => {
     expect(() => loadConfig({ PLANSCOPE_OPENAI_SERVERS: 'ollama=http://x/v1' }, APP_ROOT)).toThrow(/names another provider's models/);
     expect(() => loadConfig({ PLANSCOPE_OPENAI_SERVERS: 'a=http://x/v1,a=http://y/v1' }, APP_ROOT)).toThrow(/configured twice/);
     expect(() => loadConfig({ PLANSCOPE_OPENAI_SERVERS: 'lmstudio' }, APP_ROOT)).toThrow(/is not name=baseURL/);
-    expect(() => loadConfig({ PLANSCOPE_OPENAI_BASE_URL: 'ftp://user:s3cretpassword@x/v1' }, APP_ROOT)).toThrow(/PLANSCOPE_OPENAI_BASE_URL: ftp:\/\/\*\*\*\*:\*\*\*\*word@x\/v1 is not an http or https URL/);
+    expect(() => loadConfig({ PLANSCOPE_OPENAI_BASE_URL: 'ftp://user:s3cretpassword@x/v1' }, APP_ROOT)).toThrow(/PLANSCOPE_OPENAI_BASE_URL: ftp:\/\/\*\*\*\*:\*\*\*\*@x\/v1 is not an http or https URL/);
   });
 });
