@@ -40,9 +40,9 @@ const PROBE_TIMEOUT_MS = 120_000;
 /** Below this, a run's several calls of up to num_predict tokens each take minutes. */
 const SLOW_TOKENS_PER_SECOND = 5;
 
-/** The probe's reply: two fields, so a schema is really applied (a bare "json" format would pass anything). */
+/** The probe's reply (sent by the embedded probe too): two fields, so a schema is really applied (a bare "json" format would pass anything). */
 const ProbeReply = z.object({ city: z.string(), sum: z.int() });
-const PROBE_SCHEMA = z.toJSONSchema(ProbeReply) as Record<string, unknown>;
+export const PROBE_SCHEMA = z.toJSONSchema(ProbeReply) as Record<string, unknown>;
 
 export async function runDoctor(config: Config): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];

@@ -150,6 +150,8 @@ function countOrNull(value: unknown): number | null {
  */
 export interface CallScope {
   readonly fetch: typeof fetch;
+  /** Aborted by the caller, the deadline, or `dispose`: what a call made without fetch listens to. */
+  readonly signal: AbortSignal;
   /** The deadline fired (and the caller had not cancelled first). */
   timedOut(): boolean;
   /** The caller's signal fired. */
@@ -171,6 +173,7 @@ export function openCallScope(timeoutMs: number, callerSignal?: AbortSignal): Ca
   const callSignal = AbortSignal.any(signals);
 
   return {
+    signal: callSignal,
     fetch: (input, init) => {
       const { url, headers } = moveCredentialsToHeader(input, init?.headers);
       // W3C Trace Context: a tracing proxy in front of Ollama joins the run's trace.

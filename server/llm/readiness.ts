@@ -2,6 +2,8 @@ import { readinessProblems } from '../../lib/ollama-readiness';
 import type { Config } from '../config';
 import { RequestError } from '../http/request-error';
 import { maskHost } from '../../lib/mask';
+import { parseModelRef } from '../../lib/model-ref';
+import { embeddedContextLength } from './embedded/model';
 import { cachedOllamaFacts, readOllamaFacts } from './model-facts';
 import type { Model } from './types';
 
@@ -14,9 +16,13 @@ const READINESS_TIMEOUT_MS = 3000;
  * model with its context length, when the server said it. A server that
  * cannot be asked, or a model it does not have, is left to the run itself:
  * it fails with `model_unreachable` or `model_not_found`, visibly, as before.
+ * An embedded model's context length is its GGUF file's.
  */
-export async function readyModel(config: Pick<Config, 'ollamaHost' | 'callOptions'>, model: Model, host: string = config.ollamaHost): Promise<Model> {
+export async function readyModel(config: Pick<Config, 'ollamaHost' | 'callOptions' | 'embedded'>, model: Model, host: string = config.ollamaHost): Promise<Model> {
   if (model.baseline) return model;
+  const ref = parseModelRef(model.name, []);
+  // An embedded model has no server to ask: its file's header says its context length.
+  if (ref.provider === 'embedded') return { ...model, contextLength: await embeddedContextLength({ model: ref.model, modelsDir: config.embedded.modelsDir }) };
   let facts;
   try {
     facts = await cachedOllamaFacts(host, model.name, READINESS_TIMEOUT_MS);

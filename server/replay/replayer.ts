@@ -16,7 +16,7 @@ import { judgeReply, type JudgeRules } from './judge';
 import { loadRecordedCall, type RecordedCall } from './recorded-call';
 
 export interface ReplayerDeps {
-  config: Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeoutMs' | 'hostConcurrency' | 'pathPolicy' | 'callOptions' | 'limits' | 'maxReplayRepeats'>;
+  config: Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeoutMs' | 'hostConcurrency' | 'embedded' | 'pathPolicy' | 'callOptions' | 'limits' | 'maxReplayRepeats'>;
   runs: RunStore;
   replays: ReplayStore;
   /** The tools plans may name, for judging a general plan as its run was. */
