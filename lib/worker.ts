@@ -10,11 +10,11 @@ import { OFFLINE_MODEL } from './run-request';
  * host, pid and that id.
  */
 
-/** One Ollama server a worker calls, and the models it had installed when the worker started. */
+/** One Ollama server a worker calls, and the models it had installed when the worker started; or its embedded engine (host `embedded`) and the GGUF files it had. */
 export const WorkerHost = z.object({
-  /** The Ollama URL, credentials masked. */
+  /** The Ollama URL, credentials masked; `embedded` for the llama.cpp engine inside the worker. */
   host: z.string(),
-  /** Installed models as Ollama names them (`model:tag`). */
+  /** Installed models as Ollama names them (`model:tag`); the embedded engine's as runs name them (`embedded:<file name>`). */
   models: z.array(z.string()),
   /** Whether the host answered `/api/tags` when the worker started; an unreachable host serves nothing. */
   reachable: z.boolean(),
@@ -85,7 +85,7 @@ export function sameModel(a: string, b: string): boolean {
   return withTag(a) === withTag(b);
 }
 
-/** The models a worker can run: those of its reachable hosts, and the offline baseline, which needs no host. */
+/** The models a worker can run: those of its reachable hosts (its embedded engine's among them), and the offline baseline, which needs no host. */
 export function servedModels(worker: Pick<WorkerRecord, 'hosts'>): string[] {
   const served = [OFFLINE_MODEL];
   for (const host of worker.hosts) {

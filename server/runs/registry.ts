@@ -21,6 +21,7 @@ import type { ExternalTools } from '../engine/tools';
 import { readyModel } from '../llm/readiness';
 import { resolveModel } from '../llm/resolve';
 import { HostKeepers, hostModelsOf, hostsServing, leastBusy } from '../llm/host-choice';
+import { EMBEDDED_HOST } from '../llm/embedded/model';
 import { processHostSlots } from '../llm/host-slots';
 import type { WorkerHost } from '../../lib/worker';
 import { workspaceChange } from '../mcp/workspace-identity';
@@ -113,7 +114,9 @@ export class RunRegistry {
     const host = this.leastBusyHost(name);
     const model = resolveModel(name, this.config, host);
     const chosen = ready && ready.contextLength !== undefined ? { ...model, contextLength: ready.contextLength } : model;
-    return { model: chosen, release: model.baseline ? () => {} : this.hostKeepers.keep(host) };
+    // The baseline and an embedded model run in this process: no Ollama host is kept by them.
+    const keepsHost = !model.baseline && model.host !== EMBEDDED_HOST;
+    return { model: chosen, release: keepsHost ? this.hostKeepers.keep(host) : () => {} };
   }
 
   /** The least busy of this process's Ollama hosts that have model `name` now: calls in flight and waiting there, and runs keeping it. */

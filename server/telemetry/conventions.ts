@@ -1,3 +1,5 @@
+import { parseModelRef } from '../../lib/model-ref';
+
 /**
  * Every OpenTelemetry name planscope emits on its spans, in one place.
  *
@@ -107,9 +109,10 @@ export const Planscope = {
   unfinished: 'planscope.unfinished',
 } as const;
 
-/** `gen_ai.provider.name` for the model behind a run. */
-export function providerName(baseline: boolean): string {
-  return baseline ? 'planscope.offline' : 'ollama';
+/** `gen_ai.provider.name` for the model behind a run: the engine that runs it (`llama.cpp` for an embedded model, inside planscope). */
+export function providerName(run: { baseline: boolean; model: string }): string {
+  if (run.baseline) return 'planscope.offline';
+  return parseModelRef(run.model, []).provider === 'embedded' ? 'llama.cpp' : 'ollama';
 }
 
 export const AGENT_NAME = 'planscope';

@@ -267,7 +267,7 @@ export class RunSpans {
   }
 
   private chatRequestAttributes(run: RunTrace, started: EventOf<'llm_call_started'>): Attributes {
-    const provider = providerName(run.created.baseline);
+    const provider = providerName(run.created);
     const server = serverOf(started.host);
     return {
       [GenAi.operationName]: GenAiOperation.chat,
@@ -475,7 +475,7 @@ export class RunSpans {
         error: unfinished,
       });
     }
-    const provider = providerName(run.created.baseline);
+    const provider = providerName(run.created);
     const attributes: Attributes = {
       [GenAi.operationName]: GenAiOperation.invokeAgent,
       [GenAi.agentName]: AGENT_NAME,

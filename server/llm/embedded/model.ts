@@ -9,9 +9,6 @@ import { grammarFor, isModelLoaded, loadModel, recentEngineLog, releaseSession, 
 /** The host every embedded model's calls are counted under (PLANSCOPE_HOST_CONCURRENCY), and what runs show as its host. */
 export const EMBEDDED_HOST = 'embedded';
 
-/** `gen_ai.provider.name` of the embedded engine's calls. */
-export const EMBEDDED_PROVIDER = 'llama.cpp';
-
 export interface EmbeddedModelOptions {
   /** What follows `embedded:` in the model's name: a name in the models folder or an absolute path. */
   model: string;
