@@ -6,9 +6,13 @@ import { reportOk, type DoctorCheck, type DoctorCheckId, type DoctorReport } fro
 import { maskHost, maskUrlsInText } from '../../lib/mask';
 import { MIN_OLLAMA_VERSION, type ReadinessProblem } from '../../lib/ollama-readiness';
 import { OFFLINE_MODEL, type Config } from '../config';
+import { parseModelRef } from '../../lib/model-ref';
+import { readEmbeddedModel, type EmbeddedModelInfo } from '../llm/embedded/catalog';
+import { EMBEDDED_HOST } from '../llm/embedded/model';
 import { checkOllama } from '../llm/health';
 import { createOllamaModel } from '../llm/ollama';
-import { ModelCallError, type ModelReply } from '../llm/types';
+import { resolveModel } from '../llm/resolve';
+import { ModelCallError, type Model, type ModelReply } from '../llm/types';
 import { connectBridge } from '../mcp/bridge-client';
 import { connectToolServers } from '../mcp/tool-servers';
 import { resolveWorkspace } from '../runs/workspace';
@@ -16,7 +20,8 @@ import { connectionConfig } from '../store/pg/database';
 
 /**
  * Every check of `planscope doctor`, in order: the model server, the model,
- * a real structured-output call, then the workspace, the bridge, the store
+ * a real structured-output call (an embedded model: its file, its header, and
+ * the same call made in this process), then the workspace, the bridge, the store
  * and the extra MCP servers. Each is bounded; a check that cannot mean
  * anything after an earlier failure is `skipped`, never guessed.
  */
@@ -76,6 +81,8 @@ async function checkModel(config: Config, add: Add): Promise<void> {
     for (const id of MODEL_CHECKS.slice(MODEL_CHECKS.indexOf(from))) add(id, 'skipped', why);
   };
   if (config.model === OFFLINE_MODEL) return skipRest('ollama_reachable', 'The configured model is the offline baseline: it needs no Ollama.');
+  const ref = parseModelRef(config.model, []);
+  if (ref.provider === 'embedded') return checkEmbeddedModel(config, ref.model, add);
 
   const health = await checkOllama(config.ollamaHost, HEALTH_TIMEOUT_MS, { model: config.model, callOptions: config.callOptions });
   if (!health.reachable || health.error) {
@@ -116,10 +123,45 @@ async function checkModel(config: Config, add: Add): Promise<void> {
     add('model_capabilities', 'ok', described);
   }
 
-  const probe = await structuredProbe(config);
+  await probeChecks(config, createOllamaModel({ host: config.ollamaHost, model: config.model, keepAlive: config.keepAlive }), add);
+}
+
+/**
+ * An embedded model needs no Ollama: its file is found and its header read
+ * (size, quantization, context length, chat template), then the probe loads
+ * it in this process and makes one tiny completion.
+ */
+async function checkEmbeddedModel(config: Config, model: string, add: Add): Promise<void> {
+  const noOllama = 'The model runs inside planscope (llama.cpp): no Ollama is needed.';
+  add('ollama_reachable', 'skipped', noOllama);
+  add('ollama_version', 'skipped', noOllama);
+  let info: EmbeddedModelInfo;
+  try {
+    info = await readEmbeddedModel(model, config.embedded.modelsDir);
+  } catch (error) {
+    add('model_pulled', 'fail', errorText(error), `npm run models:pull -- <GGUF url> (into ${config.embedded.modelsDir}), or set PLANSCOPE_MODEL to embedded:<a file there>`);
+    for (const id of MODEL_CHECKS.slice(MODEL_CHECKS.indexOf('model_capabilities'))) add(id, 'skipped', 'The model file is not there.');
+    return;
+  }
+  add('model_pulled', 'ok', `${info.path}: ${(info.sizeBytes / 1e6).toFixed(1)} MB, ${info.quantization ?? 'quantization not stated'}${info.displayName ? ` (${info.displayName})` : ''}.`);
+  const numCtx = Math.max(...Object.values(config.callOptions).map((o) => o.numCtx));
+  const described = `context length ${info.contextLength ?? 'not stated'}; num_ctx ${numCtx}; chat template ${info.chatTemplate === null ? 'none' : 'in the file'}; ${config.embedded.threads} ${config.embedded.threads === 1 ? 'thread' : 'threads'}.`;
+  if (info.chatTemplate === null) {
+    add('model_capabilities', 'warn', `${described} A file without a chat template is usually a base model, not tuned to follow instructions: expect plans and answers that do not parse.`, 'Use an instruction-tuned GGUF (its name says Instruct or -it).');
+  } else if (info.contextLength !== null && numCtx > info.contextLength) {
+    add('model_capabilities', 'warn', `${described} Calls get ${info.contextLength} instead, the most the model takes.`, `Set PLANSCOPE_NUM_CTX to ${info.contextLength} or less.`);
+  } else {
+    add('model_capabilities', 'ok', described);
+  }
+  await probeChecks(config, resolveModel(config.model, config), add);
+}
+
+/** The structured-output probe on `model` and the speed it showed. */
+async function probeChecks(config: Config, model: Model, add: Add): Promise<void> {
+  const probe = await structuredProbe(config, model);
   if (!probe.ok) {
     add('structured_output', 'fail', probe.message, probe.fix);
-    return skipRest('model_speed', 'The probe call did not succeed.');
+    return add('model_speed', 'skipped', 'The probe call did not succeed.');
   }
   add('structured_output', 'ok', `A two-field schema came back as ${probe.reply.content.trim()}.`);
   add(
@@ -141,8 +183,7 @@ type Probe =
   | { ok: false; message: string; fix: string };
 
 /** One real call, as a run makes it (streamed, schema as format, thinking off), answering two fields that must parse. */
-async function structuredProbe(config: Config): Promise<Probe> {
-  const model = createOllamaModel({ host: config.ollamaHost, model: config.model, keepAlive: config.keepAlive });
+async function structuredProbe(config: Config, model: Model): Promise<Probe> {
   const started = performance.now();
   let firstTokenMs: number | null = null;
   let reply: ModelReply;
@@ -166,14 +207,19 @@ async function structuredProbe(config: Config): Promise<Probe> {
     });
   } catch (error) {
     const message = error instanceof ModelCallError ? `${error.code}: ${error.message}` : String(error);
-    return { ok: false, message, fix: 'See the message; `ollama run <model>` on the Ollama machine shows whether the model loads and answers at all.' };
+    const fix = model.host === EMBEDDED_HOST
+      ? 'See the message; a GGUF file that does not load here may be damaged (download it again) or of an architecture this llama.cpp does not know.'
+      : 'See the message; `ollama run <model>` on the Ollama machine shows whether the model loads and answers at all.';
+    return { ok: false, message, fix };
   }
   const parsed = ProbeReply.safeParse(parseJson(reply.content));
   if (!parsed.success) {
     return {
       ok: false,
       message: `The reply did not match the two-field schema (done_reason ${reply.doneReason ?? '-'}): ${JSON.stringify(reply.content.slice(0, 200))}.`,
-      fix: `Update Ollama (structured outputs need ${MIN_OLLAMA_VERSION.structuredOutputs} or later), or pick a model that follows a JSON schema.`,
+      fix: model.host === EMBEDDED_HOST
+        ? 'Pick a model that follows a JSON schema: an instruction-tuned one, larger than this.'
+        : `Update Ollama (structured outputs need ${MIN_OLLAMA_VERSION.structuredOutputs} or later), or pick a model that follows a JSON schema.`,
     };
   }
   const tokensPerSecond = reply.evalTokens && reply.evalDurationNs ? reply.evalTokens / (reply.evalDurationNs / 1e9) : null;

@@ -113,8 +113,20 @@ export class Replayer {
         signal,
         timeoutMs: this.deps.config.limits.callTimeoutMs,
       });
-      const { content, thinking, doneReason, promptTokens, evalTokens, loadDurationNs } = reply;
-      return { reply: { content, thinking, doneReason, promptTokens, evalTokens, loadDurationNs, durationMs: performance.now() - started }, error: null };
+      const { content, thinking, doneReason, promptTokens, evalTokens, loadDurationNs, cachedPromptTokens } = reply;
+      return {
+        reply: {
+          content,
+          thinking,
+          doneReason,
+          promptTokens,
+          evalTokens,
+          loadDurationNs,
+          durationMs: performance.now() - started,
+          ...(typeof cachedPromptTokens === 'number' && { cachedPromptTokens }),
+        },
+        error: null,
+      };
     } catch (thrown) {
       const error = thrown as ModelCallError;
       const partial = { doneReason: null, promptTokens: null, evalTokens: null, loadDurationNs: null, durationMs: performance.now() - started };

@@ -1,4 +1,4 @@
-import { getLlama, LlamaChat, LlamaLogLevel, type Llama, type LlamaContext, type LlamaGrammar, type LlamaModel } from 'node-llama-cpp';
+import { getLlama, LlamaChat, LlamaLogLevel, resolveChatWrapper, type ChatWrapper, type Llama, type LlamaContext, type LlamaGrammar, type LlamaModel, type Token } from 'node-llama-cpp';
 import type { JsonSchema } from '../stage-input';
 import { toGrammarSchema } from './grammar-schema';
 
@@ -60,6 +60,8 @@ export interface ChatSession {
 
 export interface LoadedModel {
   model: LlamaModel;
+  /** How its chat prompts are rendered: from the file's chat template, or the wrapper node-llama-cpp knows the model by. */
+  chatWrapper: ChatWrapper;
   /** How long loading took, nanoseconds: a call that waited for it reports it as its load duration. */
   loadDurationNs: number;
   sessions: ChatSession[];
@@ -89,7 +91,7 @@ export function loadModel(path: string, loadTimeoutMs: number): Promise<LoadedMo
       const started = process.hrtime.bigint();
       const model = await (await engine()).loadModel({ modelPath: path, gpuLayers: 0, loadSignal: AbortSignal.timeout(loadTimeoutMs) });
       loadedPaths.add(path);
-      return { model, loadDurationNs: Number(process.hrtime.bigint() - started), sessions: [], waiting: [], grammars: new Map() };
+      return { model, chatWrapper: resolveChatWrapper(model), loadDurationNs: Number(process.hrtime.bigint() - started), sessions: [], waiting: [], grammars: new Map() };
     })();
     loading.catch(() => models.delete(path));
     models.set(path, loading);
@@ -102,33 +104,38 @@ export interface SessionRequest {
   limit: number;
   /** The context the call needs, in tokens. */
   contextSize: number;
+  /** The call's prompt: the session already holding the longest beginning of it is taken. */
+  prompt: readonly Token[];
   threads: number;
   signal: AbortSignal;
 }
 
 /**
- * A free session whose context holds `contextSize` tokens: the idle one
- * with the largest context that is big enough, else a new one while under
- * `limit`, else the first to be freed (its context made bigger when it is
- * too small, which loses what it had evaluated). Release it with `releaseSession`.
+ * A free session for a call: the idle one holding the longest beginning of
+ * its prompt, so that beginning is not evaluated again (a planner's re-plan
+ * after a reasoning call went to another session); a new one while under
+ * `limit` when no idle one shares anything; else the first to be freed.
+ * A session whose context is smaller than the call needs is made anew, which
+ * loses what it had evaluated. Release it with `releaseSession`.
  */
 export async function takeSession(loaded: LoadedModel, request: SessionRequest): Promise<ChatSession> {
   for (;;) {
     request.signal.throwIfAborted();
     const idle = loaded.sessions.filter((s) => !s.busy);
-    const fitting = idle.filter((s) => s.context.contextSize >= request.contextSize).sort((a, b) => b.context.contextSize - a.context.contextSize)[0];
-    const session = fitting ?? (loaded.sessions.length < request.limit ? null : idle[0]);
-    if (session !== undefined) {
-      if (session === null) {
-        const created: ChatSession = { ...(await newSession(loaded.model, request)), busy: true };
-        loaded.sessions.push(created);
-        return created;
-      }
+    const shared = (s: ChatSession) => (s.context.contextSize >= request.contextSize ? commonPrefix(s.chat.sequence.contextTokens, request.prompt) : 0);
+    const best = idle.map((s) => ({ s, shared: shared(s) })).sort((a, b) => b.shared - a.shared)[0];
+    if (loaded.sessions.length < request.limit && (best === undefined || best.shared === 0)) {
+      const created: ChatSession = { ...(await newSession(loaded, request)), busy: true };
+      loaded.sessions.push(created);
+      return created;
+    }
+    if (best !== undefined) {
+      const session = best.s;
       session.busy = true;
       if (session.context.contextSize < request.contextSize) {
         try {
           await session.context.dispose();
-          Object.assign(session, await newSession(loaded.model, request));
+          Object.assign(session, await newSession(loaded, request));
         } catch (error) {
           loaded.sessions.splice(loaded.sessions.indexOf(session), 1);
           throw error;
@@ -151,14 +158,28 @@ export async function takeSession(loaded: LoadedModel, request: SessionRequest):
   }
 }
 
+function commonPrefix(held: readonly Token[], prompt: readonly Token[]): number {
+  let i = 0;
+  while (i < held.length && i < prompt.length && held[i] === prompt[i]) i++;
+  return i;
+}
+
 export function releaseSession(loaded: LoadedModel, session: ChatSession): void {
   session.busy = false;
   loaded.waiting.shift()?.();
 }
 
-async function newSession(model: LlamaModel, request: Pick<SessionRequest, 'contextSize' | 'threads'>): Promise<Omit<ChatSession, 'busy'>> {
-  const context = await model.createContext({ contextSize: request.contextSize, sequences: 1, threads: request.threads, createSignal: AbortSignal.timeout(60_000) });
-  const chat = new LlamaChat({ contextSequence: context.getSequence(), autoDisposeSequence: true });
+/** Creating a context allocates its memory: seconds at most, unless the machine is out of it. */
+const CONTEXT_CREATE_TIMEOUT_MS = 60_000;
+
+async function newSession(loaded: LoadedModel, request: Pick<SessionRequest, 'contextSize' | 'threads'>): Promise<Omit<ChatSession, 'busy'>> {
+  const context = await loaded.model.createContext({
+    contextSize: request.contextSize,
+    sequences: 1,
+    threads: request.threads,
+    createSignal: AbortSignal.timeout(CONTEXT_CREATE_TIMEOUT_MS),
+  });
+  const chat = new LlamaChat({ contextSequence: context.getSequence(), chatWrapper: loaded.chatWrapper, autoDisposeSequence: true });
   return { context, chat };
 }
 

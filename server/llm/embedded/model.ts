@@ -4,7 +4,7 @@ import type { HostSlots } from '../host-slots';
 import { formatSeconds, openCallScope } from '../ollama';
 import { ModelCallError, type ChatMessage, type Model, type ModelReply, type ModelRequest } from '../types';
 import { embeddedModelPath, EmbeddedModelMissing, readEmbeddedModel } from './catalog';
-import { grammarFor, isModelLoaded, loadModel, recentEngineLog, releaseSession, takeSession, type LoadedModel } from './engine';
+import { grammarFor, isModelLoaded, loadModel, recentEngineLog, releaseSession, takeSession } from './engine';
 
 /** The host every embedded model's calls are counted under (PLANSCOPE_HOST_CONCURRENCY), and what runs show as its host. */
 export const EMBEDDED_HOST = 'embedded';
@@ -60,18 +60,19 @@ async function complete(opts: EmbeddedModelOptions, request: ModelRequest): Prom
     const wasLoaded = isModelLoaded(info.path);
     const loaded = await untilAborted(loadModel(info.path, opts.loadTimeoutMs), scope.signal);
     const contextSize = Math.min(request.options.numCtx, info.contextLength ?? request.options.numCtx);
-    const session = await takeSession(loaded, { limit: opts.hostSlots.limit, contextSize, threads: opts.threads, signal: scope.signal });
+    const history = chatHistory(request.prompt.messages);
+    const prompt = loaded.chatWrapper
+      .generateContextState({ chatHistory: [...history, { type: 'model', response: [] }] })
+      .contextText.tokenize(loaded.model.tokenizer);
+    const promptTokens = prompt.length;
+    if (promptTokens >= contextSize) {
+      throw new ModelCallError(
+        'context_exceeded',
+        `The prompt is ${promptTokens} tokens, more than the ${contextSize} of ${name}'s context: nothing was generated. Lower PLANSCOPE_MAX_EVIDENCE_CHARS or raise PLANSCOPE_NUM_CTX (up to ${info.contextLength ?? "the model's context length"}).`,
+      );
+    }
+    const session = await takeSession(loaded, { limit: opts.hostSlots.limit, contextSize, prompt, threads: opts.threads, signal: scope.signal });
     try {
-      const history = chatHistory(request.prompt.messages);
-      const promptTokens = session.chat.chatWrapper
-        .generateContextState({ chatHistory: [...history, { type: 'model', response: [] }] })
-        .contextText.tokenize(loaded.model.tokenizer).length;
-      if (promptTokens >= session.context.contextSize) {
-        throw new ModelCallError(
-          'context_exceeded',
-          `The prompt is ${promptTokens} tokens, more than the ${session.context.contextSize} of ${name}'s context: nothing was generated. Lower PLANSCOPE_MAX_EVIDENCE_CHARS or raise PLANSCOPE_NUM_CTX (up to ${info.contextLength ?? 'the model\'s context length'}).`,
-        );
-      }
       const grammar = request.prompt.format === null ? null : await grammarFor(loaded, request.prompt.format);
       const meter = session.chat.sequence.tokenMeter.getState();
       let firstToken: bigint | null = null;
@@ -79,7 +80,7 @@ async function complete(opts: EmbeddedModelOptions, request: ModelRequest): Prom
         ...(grammar && { grammar }),
         signal: scope.signal,
         // Within the context: the prompt is never shifted out to make room for the reply.
-        maxTokens: Math.min(request.options.numPredict, session.context.contextSize - promptTokens),
+        maxTokens: Math.min(request.options.numPredict, contextSize - promptTokens),
         temperature: request.options.temperature,
         onResponseChunk: (chunk) => {
           firstToken ??= process.hrtime.bigint();
