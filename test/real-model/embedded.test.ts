@@ -6,9 +6,12 @@ import { RejectionCode, RunErrorCode, StepErrorCode } from '../../lib/codes';
 import { DoctorReport, type DoctorCheckId } from '../../lib/doctor';
 import type { LlmCallEntry } from '../../lib/call-log';
 import { toResult, type RunResult } from '../../lib/result';
+import { servedModels } from '../../lib/worker';
 import { loadConfig } from '../../server/config';
 import { runDoctor } from '../../server/doctor/checks';
 import { listEmbeddedModels } from '../../server/llm/embedded/catalog';
+import { resolveModel } from '../../server/llm/resolve';
+import { ModelCallError, type ModelRequest } from '../../server/llm/types';
 import { APP_ROOT, ENDPOINT_TASK, readStep, reasonStep, SAMPLE_WORKSPACE, startHarness, type Harness } from '../support/harness';
 
 /**
@@ -244,6 +247,13 @@ describe('planscope doctor on an embedded model', () => {
 });
 
 describe('the models folder', () => {
+  it('is registered as the worker\'s host `embedded`, its models by the names runs take', async () => {
+    const worker = await h.runtime.worker;
+    expect(worker?.hosts.find((host) => host.host === 'embedded')).toEqual({ host: 'embedded', models: [`embedded:${GEMMA_BASE}`, MODEL], reachable: true });
+    expect(servedModels(worker!)).toEqual(expect.arrayContaining(['offline', MODEL]));
+  });
+
+
   it("lists each GGUF file with its size, quantization, context length and chat template; Gemma 3 270M's base model has none", async () => {
     const listed = await listEmbeddedModels(MODELS_DIR);
     const smol = listed.find((m) => m.name === MODEL);
@@ -252,5 +262,42 @@ describe('the models folder', () => {
     expect(smol!.sizeBytes).toBe(fs.statSync(path.join(MODELS_DIR, `${SMOLLM2}.gguf`)).size);
     expect(smol!.chatTemplate).toContain('<|im_start|>');
     expect(gemma).toMatchObject({ quantization: 'Q4_K_M', contextLength: 32768, chatTemplate: null, architecture: 'gemma3' });
+  });
+});
+
+describe("the embedded Model's failures, each with its code", () => {
+  const config = () => loadConfig({ PLANSCOPE_MODELS_DIR: MODELS_DIR, PLANSCOPE_EMBEDDED_THREADS: '1' }, APP_ROOT);
+  const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({
+    label: 'synthesizer',
+    input: null,
+    prompt: { messages: [{ role: 'user', content: 'Count from one to fifty in words.' }], format: null },
+    options: { temperature: 0, numPredict: 64, numCtx: 2048, think: false },
+    signal: new AbortController().signal,
+    timeoutMs: 120_000,
+    ...over,
+  });
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => null,
+      (error: unknown) => (error instanceof ModelCallError ? { code: error.code, message: error.message, partial: error.partial } : error),
+    );
+
+  it('model_not_found for a file that is not in the folder, and for a name reaching outside it', async () => {
+    expect(await failure(resolveModel('embedded:no-such-model', config()).complete(request()))).toMatchObject({ code: 'model_not_found', message: expect.stringContaining('models:pull') as unknown });
+    expect(await failure(resolveModel('embedded:../models/x', config()).complete(request()))).toMatchObject({ code: 'model_not_found' });
+  });
+
+  it('context_exceeded for a prompt longer than the context, before anything is generated', async () => {
+    const long = request({ prompt: { messages: [{ role: 'user', content: 'the model endpoint '.repeat(400) }], format: null }, options: { temperature: 0, numPredict: 16, numCtx: 512, think: false } });
+    expect(await failure(resolveModel(MODEL, config()).complete(long))).toMatchObject({ code: 'context_exceeded', message: expect.stringContaining('512') as unknown });
+  });
+
+  it('cancelled when the caller aborts mid-reply, keeping what had streamed; timeout when the call outlives its limit', async () => {
+    const model = resolveModel(MODEL, config());
+    const controller = new AbortController();
+    const cancelled = await failure(model.complete(request({ signal: controller.signal, onContent: () => controller.abort() })));
+    expect(cancelled).toMatchObject({ code: 'cancelled' });
+    expect((cancelled as { partial: { content: string } }).partial.content).not.toBe('');
+    expect(await failure(model.complete(request({ timeoutMs: 300, options: { temperature: 0, numPredict: 2000, numCtx: 2048, think: false } })))).toMatchObject({ code: 'timeout' });
   });
 });
