@@ -249,7 +249,7 @@ describe('planscope doctor on an embedded model', () => {
 describe('the models folder', () => {
   it('is registered as the worker\'s host `embedded`, its models by the names runs take', async () => {
     const worker = await h.runtime.worker;
-    expect(worker?.hosts.find((host) => host.host === 'embedded')).toEqual({ host: 'embedded', models: [`embedded:${GEMMA_BASE}`, MODEL], reachable: true });
+    expect(worker?.hosts.find((host) => host.host === 'embedded')).toEqual({ host: 'embedded', models: [MODEL, `embedded:${GEMMA_BASE}`], reachable: true });
     expect(servedModels(worker!)).toEqual(expect.arrayContaining(['offline', MODEL]));
   });
 
