@@ -41,6 +41,8 @@ export async function readyModel(config: Pick<Config, 'ollamaHost' | 'callOption
  * run on it. Never throws; an Ollama that is not up yet is no news here.
  */
 export async function reportReadinessAtStart(config: Pick<Config, 'ollamaHost' | 'model' | 'callOptions'>): Promise<void> {
+  // An embedded model has no server to be too old, nor capabilities to report.
+  if (parseModelRef(config.model, []).provider === 'embedded') return;
   try {
     const facts = await readOllamaFacts(config.ollamaHost, config.model, READINESS_TIMEOUT_MS);
     for (const problem of readinessProblems(facts.version, facts.model, config.callOptions)) {
