@@ -2,8 +2,9 @@
 const nextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
-  // The run queue's graphile-worker imports task files by path at run time: loaded from node_modules, not bundled.
-  serverExternalPackages: ['graphile-worker'],
+  // Loaded from node_modules, not bundled: the run queue's graphile-worker imports task files by path at run time, and
+  // node-llama-cpp finds its prebuilt llama.cpp binary (@node-llama-cpp/<platform>) next to itself.
+  serverExternalPackages: ['graphile-worker', 'node-llama-cpp'],
   experimental: {
     // Next buffers the body of every request the proxy (proxy.ts) sees, up to this size, and waits for all of it
     // before the proxy's answer goes out, a 401 too; beyond the size it silently cuts the body. The largest body a

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * The engine's and the runs' tests again with their harnesses on PostgreSQL
@@ -36,6 +36,13 @@ const ON_POSTGRES = [
   'test/reliability/secret-content.test.ts',
 ];
 
+/**
+ * Runs on real GGUF weights (SmolLM2-135M-Instruct) in the embedded engine,
+ * from PLANSCOPE_TEST_MODELS_DIR (`scripts/fetch-test-models.sh` fills it;
+ * CI runs it): they fail, never skip, when the files are not there.
+ */
+const REAL_MODEL_TESTS = 'test/real-model/**/*.test.ts';
+
 export default defineConfig({
   // The `@/` imports of app/ and components/, as tsconfig.json maps them.
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
@@ -45,7 +52,20 @@ export default defineConfig({
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results/vitest.json' },
     projects: [
-      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, REAL_MODEL_TESTS] } },
+      {
+        extends: true,
+        test: {
+          name: 'real-model',
+          include: [REAL_MODEL_TESTS],
+          // One file at a time, each run's calls one at a time on one thread: two llama.cpp threads on a shared
+          // 2-core machine fell to a few tokens a second. The bound is on a hung run, not a speed check.
+          fileParallelism: false,
+          testTimeout: 10 * 60 * 1000,
+          hookTimeout: 5 * 60 * 1000,
+          env: { PLANSCOPE_EMBEDDED_THREADS: '1' },
+        },
+      },
       { extends: true, test: { name: 'postgres', include: ON_POSTGRES, env: { PLANSCOPE_TEST_STORE: 'postgres' } } },
     ],
   },

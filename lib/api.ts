@@ -119,6 +119,19 @@ export interface Health {
   bridges: BridgesHealth;
   /** Null when PLANSCOPE_LOG_FILE is not set. */
   logFile: LogFileHealth | null;
+  /** The GGUF files of the models folder (PLANSCOPE_MODELS_DIR) the embedded engine can run, by the names runs take. */
+  embeddedModels: EmbeddedModelHealth[];
+}
+
+/** A model the embedded engine can run, as its file's header describes it. */
+export interface EmbeddedModelHealth {
+  /** `embedded:<file name without .gguf>`. */
+  name: string;
+  sizeBytes: number;
+  quantization: string | null;
+  contextLength: number | null;
+  /** Whether the file has a chat template: one without is usually a base model, not tuned to follow instructions. */
+  chatTemplate: boolean;
 }
 
 /** One tool of an MCP server. Descriptions are the server's own (untrusted) text. */

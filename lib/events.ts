@@ -311,6 +311,10 @@ export const RunEvent = z.discriminatedUnion('type', [
     thinkBlockMoved: z.boolean().optional(),
     /** Ollama evidently cut the prompt to fit num_ctx (the tokens it read reached it): the reply is not trusted. */
     truncated: z.boolean().optional(),
+    /** Time spent generating the reply, nanoseconds, as the engine measured it; absent when it did not say. */
+    evalDurationNs: z.number().optional(),
+    /** Of `promptTokens`, those the engine had evaluated already (the beginning a re-plan shares with the call before) and did not evaluate again; absent when it cannot say. */
+    cachedPromptTokens: z.int().optional(),
   }),
   /** `call` is the planner call that wrote the plan; a plan given to the run (a fork's edited plan) has none. */
   event('plan_proposed', { round: z.int(), call: z.string().optional(), goal: z.string().optional(), steps: z.array(ProposedStep) }),

@@ -55,6 +55,8 @@ export const ReplayReply = z.strictObject({
   evalTokens: z.int().nullable(),
   durationMs: z.number(),
   loadDurationNs: z.number().nullable(),
+  /** Of `promptTokens`, those the engine had evaluated already and did not evaluate again (the embedded engine says); absent when it cannot say. */
+  cachedPromptTokens: z.int().optional(),
 });
 export type ReplayReply = z.infer<typeof ReplayReply>;
 

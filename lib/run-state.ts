@@ -293,6 +293,8 @@ function reduce(s: RunState, e: RunEvent): RunState {
                 error: e.error,
                 ...(e.thinkBlockMoved !== undefined && { thinkBlockMoved: e.thinkBlockMoved }),
                 ...(e.truncated !== undefined && { truncated: e.truncated }),
+                ...(e.evalDurationNs !== undefined && { evalDurationNs: e.evalDurationNs }),
+                ...(e.cachedPromptTokens !== undefined && { cachedPromptTokens: e.cachedPromptTokens }),
               }
             : c,
         ),

@@ -10,13 +10,13 @@ import { OFFLINE_MODEL } from './run-request';
  * host, pid and that id.
  */
 
-/** One model server a worker calls (an Ollama host, or an OpenAI-compatible server), and the models it had when the worker started. */
+/** One model server a worker calls (an Ollama host, an OpenAI-compatible server, or its embedded engine: host `embedded`), and the models it had when the worker started. */
 export const WorkerHost = z.object({
-  /** The server's URL, credentials masked. */
+  /** The server's URL, credentials masked; `embedded` for the llama.cpp engine inside the worker. */
   host: z.string(),
-  /** The OpenAI-compatible server's configured name; absent for an Ollama host. */
+  /** The OpenAI-compatible server's configured name; absent for an Ollama host and the embedded engine. */
   server: z.string().optional(),
-  /** Its models as runs name them: Ollama's `model:tag`, an OpenAI-compatible server's `<server>:<model id>`. */
+  /** Its models as runs name them: Ollama's `model:tag`, an OpenAI-compatible server's `<server>:<model id>`, the embedded engine's `embedded:<file name>`. */
   models: z.array(z.string()),
   /** Whether the host answered `/api/tags` (`/models`) when the worker started; an unreachable host serves nothing. */
   reachable: z.boolean(),
@@ -103,7 +103,7 @@ export function sameModel(a: string, b: string): boolean {
   return withTag(a) === withTag(b);
 }
 
-/** The models a worker can run: those of its reachable hosts, and the offline baseline, which needs no host. */
+/** The models a worker can run: those of its reachable hosts (its embedded engine's among them), and the offline baseline, which needs no host. */
 export function servedModels(worker: { hosts: readonly Pick<WorkerHost, 'models' | 'reachable'>[] }): string[] {
   const served = [OFFLINE_MODEL];
   for (const host of worker.hosts) {

@@ -37,8 +37,9 @@ export async function bundle({ entry, outfile, splitting = false }) {
     splitting,
     chunkNames: `${name}-chunks/[name]-[hash]`,
     bundle: true,
-    // graphile-worker (the run queue, PostgreSQL only) imports task files by path at run time: it is loaded from node_modules, as it ships.
-    external: ['better-sqlite3', 'graphile-worker'],
+    // Loaded from node_modules, as they ship: graphile-worker (the run queue, PostgreSQL only) imports task files by path
+    // at run time, and node-llama-cpp (the embedded engine) finds its prebuilt llama.cpp binary next to itself.
+    external: ['better-sqlite3', 'graphile-worker', 'node-llama-cpp'],
     platform: 'node',
     format: 'esm',
     target: 'node20',

@@ -23,6 +23,14 @@ const Temperature = z.coerce.number().min(0).max(2);
 const NumPredict = z.coerce.number().int().min(1).max(131_072);
 const Think = z.enum(['true', 'false']).transform((v) => v === 'true');
 
+/**
+ * Threads an embedded call uses unless PLANSCOPE_EMBEDDED_THREADS says
+ * otherwise: 1. On a machine whose cores are shared, two threads per call
+ * fell from 65 to 3-5 tokens/s when other work ran, where one kept 30 or
+ * more; a machine of its own does better with more.
+ */
+export const DEFAULT_EMBEDDED_THREADS = 1;
+
 const Env = z.object({
   OLLAMA_HOST: z.string().trim().min(1).default('http://127.0.0.1:11434'),
   /** Several Ollama hosts behind this process, comma-separated, the first the default; unset: OLLAMA_HOST alone. */
@@ -70,6 +78,10 @@ const Env = z.object({
   PLANSCOPE_CALL_TIMEOUT_MS: int(100, 3600 * 1000, 5 * 60 * 1000),
   /** The timeout of a call made while its model is not loaded (`/api/ps`): loading can take minutes. */
   PLANSCOPE_LOAD_TIMEOUT_MS: int(100, 3600 * 1000, 10 * 60 * 1000),
+  /** The folder of GGUF files the embedded engine runs (`embedded:<file name>`); default `<PLANSCOPE_DATA_DIR>/models`. */
+  PLANSCOPE_MODELS_DIR: z.string().trim().min(1).optional(),
+  /** CPU threads each embedded model call evaluates with; two calls or runs side by side on a small machine do better on one each. */
+  PLANSCOPE_EMBEDDED_THREADS: int(1, 256, DEFAULT_EMBEDDED_THREADS),
   /** Model calls in flight at one Ollama host at most, across this process's runs; unset: `DEFAULT_HOST_CONCURRENCY`. */
   PLANSCOPE_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   PLANSCOPE_MAX_FILE_BYTES: int(1, 64 * 1024 * 1024, 256 * 1024),
@@ -151,6 +163,8 @@ export interface Config {
   loadTimeoutMs: number;
   /** Model calls in flight at one Ollama host at most; the rest wait their turn, first come first served. */
   hostConcurrency: number;
+  /** The embedded engine (llama.cpp in this process): where its GGUF files are, and the threads a call uses. */
+  embedded: EmbeddedSettings;
   workspace: string;
   /**
    * The allow-list of workspaces (`PLANSCOPE_WORKSPACE_ROOTS`), as real
@@ -238,6 +252,12 @@ export interface OpenAIServer {
   keyVariable: string;
 }
 
+export interface EmbeddedSettings {
+  /** Absolute. */
+  modelsDir: string;
+  threads: number;
+}
+
 export interface WorkerSettings {
   heartbeatMs: number;
   /** At least twice `heartbeatMs`. */
@@ -313,6 +333,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keepAlive: e.PLANSCOPE_KEEP_ALIVE,
     loadTimeoutMs: e.PLANSCOPE_LOAD_TIMEOUT_MS,
     hostConcurrency: e.PLANSCOPE_HOST_CONCURRENCY ?? DEFAULT_HOST_CONCURRENCY,
+    embedded: {
+      modelsDir: path.resolve(appRoot, e.PLANSCOPE_MODELS_DIR ?? path.join(e.PLANSCOPE_DATA_DIR, 'models')),
+      threads: e.PLANSCOPE_EMBEDDED_THREADS,
+    },
     workspace: path.resolve(appRoot, e.PLANSCOPE_WORKSPACE ?? 'sample-workspace'),
     workspaceRoots: e.PLANSCOPE_WORKSPACE_ROOTS === undefined ? null : parseWorkspaceRoots(e.PLANSCOPE_WORKSPACE_ROOTS, appRoot),
     dataDir: path.resolve(appRoot, e.PLANSCOPE_DATA_DIR),

@@ -46,7 +46,9 @@ export function HealthLine() {
         <>
           Ollama not reachable at <code className="font-mono break-anywhere">{ollama.host}</code> —{' '}
           <span className="break-anywhere">{sentence(ollama.hint ?? ollama.error?.message ?? 'is `ollama serve` running?')}</span>{' '}
-          The offline baseline (no LLM) still works.
+          {data.embeddedModels.length > 0
+            ? `The models folder's ${data.embeddedModels.length === 1 ? 'model runs' : `${data.embeddedModels.length} models run`} inside planscope, and the offline baseline (no LLM) still works.`
+            : 'The offline baseline (no LLM) still works.'}
         </>
       );
     }

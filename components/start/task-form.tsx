@@ -38,11 +38,14 @@ export function TaskForm({
   const ollama = health.data?.ollama;
   const installed = ollama?.reachable ? ollama.models : [];
   const served = (health.data?.openaiServers ?? []).flatMap((server) => server.models);
-  // Until the person picks one: the configured model, unless Ollama is known to be down and no
-  // OpenAI-compatible server lists it (then the baseline that always works).
-  const suggested = ollama && !ollama.reachable && !served.includes(defaults.defaultModel) ? defaults.offlineModel : defaults.defaultModel;
+  const embedded = health.data?.embeddedModels ?? [];
+  const embeddedNames = embedded.map((m) => m.name);
+  // Until the person picks one: the configured model, unless Ollama is known to be down and the configured model
+  // needs it (then a chat model of the models folder, run inside planscope, or the baseline that always works).
+  const ollamaDown = ollama !== undefined && !ollama.reachable && !served.includes(defaults.defaultModel) && !embeddedNames.includes(defaults.defaultModel);
+  const suggested = ollamaDown ? (embedded.find((m) => m.chatTemplate)?.name ?? defaults.offlineModel) : defaults.defaultModel;
   const model = chosenModel ?? suggested;
-  const modelOptions = [...new Set([defaults.defaultModel, ...installed, ...served])].filter((m) => m !== defaults.offlineModel);
+  const modelOptions = [...new Set([defaults.defaultModel, ...installed, ...served])].filter((m) => m !== defaults.offlineModel && !embeddedNames.includes(m));
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -122,6 +125,13 @@ export function TaskForm({
                 {m}
                 {m === defaults.defaultModel ? ' (default)' : ''}
                 {ollama?.reachable && !installed.includes(m) ? ' — not installed' : ''}
+              </option>
+            ))}
+            {embedded.map((m) => (
+              <option key={m.name} value={m.name}>
+                {m.name} — in planscope, {Math.round(m.sizeBytes / 1e6)} MB{m.quantization ? ` ${m.quantization}` : ''}
+                {m.chatTemplate ? '' : ', no chat template'}
+                {m.name === defaults.defaultModel ? ' (default)' : ''}
               </option>
             ))}
             <option value={defaults.offlineModel}>offline baseline (no LLM)</option>

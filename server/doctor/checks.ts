@@ -6,10 +6,12 @@ import { reportOk, type DoctorCheck, type DoctorCheckId, type DoctorReport } fro
 import { maskHost, maskUrlsInText } from '../../lib/mask';
 import { MIN_OLLAMA_VERSION, type ReadinessProblem } from '../../lib/ollama-readiness';
 import { OFFLINE_MODEL, type Config, type OpenAIServer } from '../config';
+import { parseModelRef } from '../../lib/model-ref';
+import { readEmbeddedModel, type EmbeddedModelInfo } from '../llm/embedded/catalog';
 import { checkOllama } from '../llm/health';
 import { createOllamaModel } from '../llm/ollama';
 import { listServedModels } from '../llm/openai/models';
-import { openaiServerOf, resolveModel } from '../llm/resolve';
+import { openaiServerOf, resolveModel, serverNames } from '../llm/resolve';
 import { ModelCallError, type Model, type ModelReply } from '../llm/types';
 import { connectBridge } from '../mcp/bridge-client';
 import { connectToolServers } from '../mcp/tool-servers';
@@ -19,7 +21,8 @@ import { checkWorkers } from './workers-check';
 
 /**
  * Every check of `planscope doctor`, in order: the model server, the model,
- * a real structured-output call, then the workspace, the bridge, the store
+ * a real structured-output call (an embedded model: its file, its header, and
+ * the same call made in this process), then the workspace, the bridge, the store
  * and the extra MCP servers. Each is bounded; a check that cannot mean
  * anything after an earlier failure is `skipped`, never guessed.
  */
@@ -55,9 +58,9 @@ const PROBE_TIMEOUT_MS = 120_000;
 /** Below this, a run's several calls of up to num_predict tokens each take minutes. */
 const SLOW_TOKENS_PER_SECOND = 5;
 
-/** The probe's reply: two fields, so a schema is really applied (a bare "json" format would pass anything). */
+/** The probe's reply (sent by the embedded probe too): two fields, so a schema is really applied (a bare "json" format would pass anything). */
 const ProbeReply = z.object({ city: z.string(), sum: z.int() });
-const PROBE_SCHEMA = z.toJSONSchema(ProbeReply) as Record<string, unknown>;
+export const PROBE_SCHEMA = z.toJSONSchema(ProbeReply) as Record<string, unknown>;
 
 export async function runDoctor(config: Config): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];
@@ -95,6 +98,8 @@ async function checkModel(config: Config, add: Add): Promise<void> {
     for (const id of MODEL_CHECKS.slice(MODEL_CHECKS.indexOf(from))) add(id, 'skipped', why);
   };
   if (config.model === OFFLINE_MODEL) return skipRest('ollama_reachable', 'The configured model is the offline baseline: it needs no Ollama.');
+  const ref = parseModelRef(config.model, serverNames(config));
+  if (ref.provider === 'embedded') return checkEmbeddedModel(config, ref.model, add);
 
   const health = await checkOllama(config.ollamaHost, HEALTH_TIMEOUT_MS, { model: config.model, callOptions: config.callOptions });
   if (!health.reachable || health.error) {
@@ -181,6 +186,39 @@ async function checkOpenAIModel(config: Config, served: { server: OpenAIServer; 
   await probeChecks(config, resolveModel(config.model, config), add, {
     fix: `See the message; the server's own log shows whether ${model} loads and answers at all.`,
     schemaFix: 'Pick a model, or a server version, that follows a JSON schema given as response_format (json_schema).',
+  });
+}
+
+/**
+ * An embedded model needs no Ollama: its file is found and its header read
+ * (size, quantization, context length, chat template), then the probe loads
+ * it in this process and makes one tiny completion.
+ */
+async function checkEmbeddedModel(config: Config, model: string, add: Add): Promise<void> {
+  const noOllama = 'The model runs inside planscope (llama.cpp): no Ollama is needed.';
+  add('ollama_reachable', 'skipped', noOllama);
+  add('ollama_version', 'skipped', noOllama);
+  let info: EmbeddedModelInfo;
+  try {
+    info = await readEmbeddedModel(model, config.embedded.modelsDir);
+  } catch (error) {
+    add('model_pulled', 'fail', errorText(error), `npm run models:pull -- <GGUF url> (into ${config.embedded.modelsDir}), or set PLANSCOPE_MODEL to embedded:<a file there>`);
+    for (const id of MODEL_CHECKS.slice(MODEL_CHECKS.indexOf('model_capabilities'))) add(id, 'skipped', 'The model file is not there.');
+    return;
+  }
+  add('model_pulled', 'ok', `${info.path}: ${(info.sizeBytes / 1e6).toFixed(1)} MB, ${info.quantization ?? 'quantization not stated'}${info.displayName ? ` (${info.displayName})` : ''}.`);
+  const numCtx = Math.max(...Object.values(config.callOptions).map((o) => o.numCtx));
+  const described = `context length ${info.contextLength ?? 'not stated'}; num_ctx ${numCtx}; chat template ${info.chatTemplate === null ? 'none' : 'in the file'}; ${config.embedded.threads} ${config.embedded.threads === 1 ? 'thread' : 'threads'}.`;
+  if (info.chatTemplate === null) {
+    add('model_capabilities', 'warn', `${described} A file without a chat template is usually a base model, not tuned to follow instructions: expect plans and answers that do not parse.`, 'Use an instruction-tuned GGUF (its name says Instruct or -it).');
+  } else if (info.contextLength !== null && numCtx > info.contextLength) {
+    add('model_capabilities', 'warn', `${described} Calls get ${info.contextLength} instead, the most the model takes.`, `Set PLANSCOPE_NUM_CTX to ${info.contextLength} or less.`);
+  } else {
+    add('model_capabilities', 'ok', described);
+  }
+  await probeChecks(config, resolveModel(config.model, config), add, {
+    fix: 'See the message; a GGUF file that does not load here may be damaged (download it again) or of an architecture this llama.cpp does not know.',
+    schemaFix: 'Pick a model that follows a JSON schema: an instruction-tuned one, larger than this.',
   });
 }
 

@@ -113,6 +113,8 @@ async function callInSlot(ctx: RunContext, request: CallRequest, base: CallOptio
       error: error ? { code: error.code, message: error.message } : null,
       ...(reply.thinkBlockMoved && { thinkBlockMoved: true }),
       ...(truncated && { truncated: true }),
+      ...(typeof reply.evalDurationNs === 'number' && { evalDurationNs: reply.evalDurationNs }),
+      ...(typeof reply.cachedPromptTokens === 'number' && { cachedPromptTokens: reply.cachedPromptTokens }),
     });
 
   if (fit && !fit.ok) {

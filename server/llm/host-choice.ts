@@ -1,5 +1,6 @@
 import { sameModel, type WorkerHost } from '../../lib/worker';
 import type { Config } from '../config';
+import { EMBEDDED_HOST } from './embedded/model';
 import { processHostSlots } from './host-slots';
 import { openaiServerOf, resolveModel } from './resolve';
 import type { Model } from './types';
@@ -110,7 +111,9 @@ export class HostChoice {
     const host = this.leastBusyHost(name);
     const model = resolveModel(name, this.config, host);
     const chosen = ready && ready.contextLength !== undefined ? { ...model, contextLength: ready.contextLength } : model;
-    return { model: chosen, release: model.baseline ? () => {} : this.hostKeepers.keep(host) };
+    // The baseline and an embedded model run in this process: no host is kept by them.
+    const keepsHost = !model.baseline && model.host !== EMBEDDED_HOST;
+    return { model: chosen, release: keepsHost ? this.hostKeepers.keep(host) : () => {} };
   }
 
   /** The least busy of this process's Ollama hosts that have model `name` now (its server, for an OpenAI-compatible server's model): calls in flight and waiting there, and runs keeping it. */

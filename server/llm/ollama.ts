@@ -176,6 +176,8 @@ function countOrNull(value: unknown): number | null {
  */
 export interface CallScope {
   readonly fetch: typeof fetch;
+  /** Aborted by the caller, the deadline, or `dispose`: what a call made without fetch listens to. */
+  readonly signal: AbortSignal;
   /** The deadline fired (and the caller had not cancelled first). */
   timedOut(): boolean;
   /** The caller's signal fired. */
@@ -201,6 +203,7 @@ export function openCallScope(timeoutMs: number, callerSignal?: AbortSignal): Ca
   else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
 
   return {
+    signal: call.signal,
     fetch: (input, init) => {
       const { url, headers } = moveCredentialsToHeader(input, init?.headers);
       // W3C Trace Context: a tracing proxy in front of Ollama joins the run's trace.

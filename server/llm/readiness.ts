@@ -2,9 +2,11 @@ import { readinessProblems } from '../../lib/ollama-readiness';
 import type { Config, OpenAIServer } from '../config';
 import { RequestError } from '../errors';
 import { maskHost } from '../../lib/mask';
+import { parseModelRef } from '../../lib/model-ref';
+import { embeddedContextLength } from './embedded/model';
 import { cachedOllamaFacts, readOllamaFacts } from './model-facts';
 import { cachedServedModels } from './openai/models';
-import { openaiServerOf } from './resolve';
+import { openaiServerOf, serverNames } from './resolve';
 import type { Model } from './types';
 
 /** Longest a run's start waits on `/api/version` and `/api/show` (usually answered from the cache). */
@@ -16,11 +18,15 @@ const READINESS_TIMEOUT_MS = 3000;
  * model with its context length, when the server said it. A server that
  * cannot be asked, or a model it does not have, is left to the run itself:
  * it fails with `model_unreachable` or `model_not_found`, visibly, as before.
+ * An embedded model's context length is its GGUF file's.
  */
-export async function readyModel(config: Pick<Config, 'ollamaHost' | 'callOptions' | 'openaiServers'>, model: Model, host: string = config.ollamaHost): Promise<Model> {
+export async function readyModel(config: Pick<Config, 'ollamaHost' | 'callOptions' | 'openaiServers' | 'embedded'>, model: Model, host: string = config.ollamaHost): Promise<Model> {
   if (model.baseline) return model;
   const served = openaiServerOf(config, model.name);
   if (served) return readyOpenAIModel(served.server, served.model, model);
+  const ref = parseModelRef(model.name, serverNames(config));
+  // An embedded model has no server to ask: its file's header says its context length.
+  if (ref.provider === 'embedded') return { ...model, contextLength: await embeddedContextLength({ model: ref.model, modelsDir: config.embedded.modelsDir }) };
   let facts;
   try {
     facts = await cachedOllamaFacts(host, model.name, READINESS_TIMEOUT_MS);
@@ -51,8 +57,8 @@ async function readyOpenAIModel(server: OpenAIServer, id: string, model: Model):
  * run on it. Never throws; an Ollama that is not up yet is no news here.
  */
 export async function reportReadinessAtStart(config: Pick<Config, 'ollamaHost' | 'model' | 'callOptions' | 'openaiServers'>): Promise<void> {
-  // An OpenAI-compatible server's model has nothing at start that would refuse a run.
-  if (openaiServerOf(config, config.model)) return;
+  // An OpenAI-compatible server's model has nothing at start that would refuse a run, and an embedded model has no server to be too old.
+  if (parseModelRef(config.model, serverNames(config)).provider !== 'ollama') return;
   try {
     const facts = await readOllamaFacts(config.ollamaHost, config.model, READINESS_TIMEOUT_MS);
     for (const problem of readinessProblems(facts.version, facts.model, config.callOptions)) {

@@ -1,31 +1,30 @@
 import { parseModelRef } from '../../lib/model-ref';
 import { OFFLINE_MODEL, type Config, type OpenAIServer } from '../config';
+import { createEmbeddedModel } from './embedded/model';
 import { processHostSlots } from './host-slots';
 import { createOfflineModel } from './offline';
 import { createOllamaModel } from './ollama';
 import { createOpenAIModel } from './openai/chat';
 import type { Model } from './types';
 
-export type ResolveConfig = Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeoutMs' | 'hostConcurrency' | 'openaiServers'>;
+export type ResolveConfig = Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeoutMs' | 'hostConcurrency' | 'openaiServers' | 'embedded'>;
 
 /**
  * The model a name selects (lib/model-ref.ts): `offline` the built-in
- * baseline; `<server>:<model id>` a model on that configured OpenAI-compatible
- * server (which is its own host, whatever `host` says); any other name an
- * Ollama model, at `host` (the default host when not given).
+ * baseline; `embedded:<name>` a GGUF file run by llama.cpp in this process;
+ * `<server>:<model id>` a model on that configured OpenAI-compatible server
+ * (which is its own host, whatever `host` says); any other name an Ollama
+ * model, at `host` (the default host when not given).
  */
 export function resolveModel(name: string, config: ResolveConfig, host: string = config.ollamaHost): Model {
   if (name === OFFLINE_MODEL) return createOfflineModel();
   const hostSlots = { slots: processHostSlots, limit: config.hostConcurrency };
   const ref = parseModelRef(name, serverNames(config));
   if (ref.provider === 'openai') return createOpenAIModel({ server: openaiServer(config, ref.server), model: ref.model, hostSlots });
-  return createOllamaModel({
-    host,
-    model: ref.model,
-    keepAlive: config.keepAlive,
-    loadTimeoutMs: config.loadTimeoutMs,
-    hostSlots,
-  });
+  if (ref.provider === 'embedded') {
+    return createEmbeddedModel({ model: ref.model, modelsDir: config.embedded.modelsDir, threads: config.embedded.threads, loadTimeoutMs: config.loadTimeoutMs, hostSlots });
+  }
+  return createOllamaModel({ host, model: ref.model, keepAlive: config.keepAlive, loadTimeoutMs: config.loadTimeoutMs, hostSlots });
 }
 
 export function serverNames(config: Pick<Config, 'openaiServers'>): string[] {

@@ -42,11 +42,13 @@ export interface ModelReply {
   doneReason: string | null;
   promptTokens: number | null;
   evalTokens: number | null;
-  /** Ollama's own figures, nanoseconds, when it sent them. */
+  /** The engine's own figures, nanoseconds, when it gave them (Ollama's `total_duration`, `load_duration`). */
   totalDurationNs: number | null;
   loadDurationNs: number | null;
   /** Time spent generating the reply, nanoseconds; with `evalTokens`, the model's speed. */
   evalDurationNs?: number | null;
+  /** Of `promptTokens`, those the engine had evaluated already (a prompt sharing its beginning with the last one) and did not evaluate again; absent when it cannot say. */
+  cachedPromptTokens?: number | null;
   /** Thinking was off but the content opened with a `<think>` block, now moved to `thinking`. */
   thinkBlockMoved?: boolean;
 }

@@ -22,7 +22,7 @@ import { loadRecordedCall, type RecordedCall } from './recorded-call';
 const FACTS_TIMEOUT_MS = 3000;
 
 export interface ReplayerDeps {
-  config: Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeoutMs' | 'hostConcurrency' | 'openaiServers' | 'pathPolicy' | 'callOptions' | 'limits' | 'maxReplayRepeats'>;
+  config: Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeoutMs' | 'hostConcurrency' | 'openaiServers' | 'embedded' | 'pathPolicy' | 'callOptions' | 'limits' | 'maxReplayRepeats'>;
   runs: RunStore;
   replays: ReplayStore;
   /** The tools plans may name, for judging a general plan as its run was. */
@@ -145,8 +145,20 @@ export class Replayer {
         signal,
         timeoutMs: this.deps.config.limits.callTimeoutMs,
       });
-      const { content, thinking, doneReason, promptTokens, evalTokens, loadDurationNs } = reply;
-      return { reply: { content, thinking, doneReason, promptTokens, evalTokens, loadDurationNs, durationMs: performance.now() - started }, error: null };
+      const { content, thinking, doneReason, promptTokens, evalTokens, loadDurationNs, cachedPromptTokens } = reply;
+      return {
+        reply: {
+          content,
+          thinking,
+          doneReason,
+          promptTokens,
+          evalTokens,
+          loadDurationNs,
+          durationMs: performance.now() - started,
+          ...(typeof cachedPromptTokens === 'number' && { cachedPromptTokens }),
+        },
+        error: null,
+      };
     } catch (thrown) {
       const error = thrown as ModelCallError;
       const partial = { doneReason: null, promptTokens: null, evalTokens: null, loadDurationNs: null, durationMs: performance.now() - started };

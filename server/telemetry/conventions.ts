@@ -1,3 +1,4 @@
+
 /**
  * Every OpenTelemetry name planscope emits on its spans, in one place.
  *
@@ -110,13 +111,15 @@ export const Planscope = {
 } as const;
 
 /**
- * `gen_ai.provider.name` for the model behind a run: `openai` for a model on
- * an OpenAI-compatible server (`openaiServers` are the configured names), as
- * the conventions name the API it speaks.
+ * `gen_ai.provider.name` for the model behind a run: the API it speaks, or
+ * the engine that runs it. `openai` for a model on an OpenAI-compatible
+ * server (`openaiServers` are the configured names), `llama.cpp` for an
+ * embedded model (inside planscope), `ollama` otherwise.
  */
 export function providerName(run: { baseline: boolean; model: string }, openaiServers: readonly string[]): string {
   if (run.baseline) return 'planscope.offline';
-  return parseModelRef(run.model, openaiServers).provider === 'openai' ? 'openai' : 'ollama';
+  const { provider } = parseModelRef(run.model, openaiServers);
+  return provider === 'openai' ? 'openai' : provider === 'embedded' ? 'llama.cpp' : 'ollama';
 }
 
 export const AGENT_NAME = 'planscope';

@@ -2,6 +2,8 @@ import type { WorkerHost } from '../../lib/worker';
 import type { Config } from '../config';
 import { maskHost } from '../../lib/mask';
 import { modelRefName } from '../../lib/model-ref';
+import { listEmbeddedModels } from '../llm/embedded/catalog';
+import { EMBEDDED_HOST } from '../llm/embedded/model';
 import { checkOllama } from '../llm/health';
 import { listServedModels } from '../llm/openai/models';
 import { thisProcess } from '../store/owner';
@@ -10,6 +12,8 @@ import { startHeartbeat } from './heartbeat';
 
 /** Longest this process waits for each Ollama host's model list at start; a host that does not answer by then serves nothing. */
 const TAGS_TIMEOUT_MS = 3000;
+/** Longest it reads the headers of the GGUF files in its models folder; past it, it serves none of them. */
+const CATALOG_TIMEOUT_MS = 10_000;
 
 /**
  * The workspaces this process can reach: the configured roots and the
@@ -31,7 +35,7 @@ export interface ThisWorker {
 }
 
 export interface ThisWorkerDeps {
-  config: Pick<Config, 'ollamaHosts' | 'openaiServers' | 'workspaceRoots' | 'workspace' | 'workerConcurrency' | 'workers'>;
+  config: Pick<Config, 'ollamaHosts' | 'openaiServers' | 'workspaceRoots' | 'workspace' | 'workerConcurrency' | 'workers' | 'embedded'>;
   store: WorkerStore;
   /** The runs live in this process now. */
   runs: () => readonly string[];
@@ -43,7 +47,9 @@ export interface ThisWorkerDeps {
  * configured, with the models it had installed at start (read once from its
  * `/api/tags`; none when it does not answer, though the offline baseline is
  * served all the same), then each OpenAI-compatible server with the models
- * its `/models` listed (named `<server>:<id>`, as runs name them), the
+ * its `/models` listed (named `<server>:<id>`, as runs name them), then the
+ * embedded engine (host `embedded`) with the GGUF files of its models
+ * folder, when there are any, the
  * workspaces it reaches and its concurrency; then keeps it live with its
  * heartbeat. Its id is the start id its runs are recorded under, so the
  * runs it owns can be found from the worker.
@@ -52,19 +58,25 @@ export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker>
   const { config, store } = deps;
   const now = deps.now ?? Date.now;
   const self = thisProcess();
-  const hosts: WorkerHost[] = await Promise.all([
-    ...config.ollamaHosts.map(async (ollamaHost) => {
-      const ollama = await checkOllama(ollamaHost, TAGS_TIMEOUT_MS);
-      const reachable = ollama.reachable && ollama.error === null;
-      return { host: ollama.host, models: reachable ? ollama.models : [], reachable };
-    }),
-    // After the Ollama hosts, so that theirs keep the places host choice reads them by.
-    ...config.openaiServers.map(async (server): Promise<WorkerHost> => {
-      const listing = await listServedModels(server, TAGS_TIMEOUT_MS);
-      const models = listing.ok ? listing.models.map((m) => modelRefName({ provider: 'openai', server: server.name, model: m.id })) : [];
-      return { host: maskHost(server.baseUrl), server: server.name, models, reachable: listing.ok };
-    }),
+  const [ollamaHosts, openaiHosts, embedded] = await Promise.all([
+    Promise.all(
+      config.ollamaHosts.map(async (ollamaHost): Promise<WorkerHost> => {
+        const ollama = await checkOllama(ollamaHost, TAGS_TIMEOUT_MS);
+        const reachable = ollama.reachable && ollama.error === null;
+        return { host: ollama.host, models: reachable ? ollama.models : [], reachable };
+      }),
+    ),
+    Promise.all(
+      config.openaiServers.map(async (server): Promise<WorkerHost> => {
+        const listing = await listServedModels(server, TAGS_TIMEOUT_MS);
+        const models = listing.ok ? listing.models.map((m) => modelRefName({ provider: 'openai', server: server.name, model: m.id })) : [];
+        return { host: maskHost(server.baseUrl), server: server.name, models, reachable: listing.ok };
+      }),
+    ),
+    embeddedHost(config.embedded.modelsDir),
   ]);
+  // After the Ollama hosts, so that each configured host keeps its place (server/llm/host-choice.ts reads them by it).
+  const hosts = [...ollamaHosts, ...openaiHosts, ...(embedded ? [embedded] : [])];
   const startedAt = now();
   await store.register({
     id: self.start,
@@ -97,4 +109,14 @@ export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker>
       return stopped;
     },
   };
+}
+
+/** The embedded engine as a host of this worker, serving the models folder's GGUF files; null when the folder has none (or takes too long to read). */
+async function embeddedHost(modelsDir: string): Promise<WorkerHost | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<[]>((resolve) => {
+    timer = setTimeout(() => resolve([]), CATALOG_TIMEOUT_MS);
+  });
+  const models = await Promise.race([listEmbeddedModels(modelsDir), timeout]).finally(() => clearTimeout(timer));
+  return models.length === 0 ? null : { host: EMBEDDED_HOST, models: models.map((m) => m.name), reachable: true };
 }
