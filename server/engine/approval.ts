@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { ProposedStep, Rejection } from '../../lib/events';
+import type { Rejection } from '../../lib/events';
 import { judgeGivenPlan } from '../../lib/plan-judgement';
 import type { ApprovalDecisionView } from '../../lib/run-state';
 import { stopIfAborted, type RunContext } from './context';
 import type { PlanApprovals } from './ports';
-import { planRules, type AcceptedPlan, type PlanProfile } from './profiles/profile';
-
-/**
- * What a round goes on with: the plan to run (as accepted, or as a person
- * edited it), or why it was refused (by the Validator, or by the person
- * asked to approve it), which the next round's planner is told.
- */
-export type RoundPlan = { approved: true; plan: AcceptedPlan } | { approved: false; proposed: ProposedStep[] | null; rejections: Rejection[] };
+import { planRules, type PlanProfile } from './profiles/profile';
+import type { AcceptedPlan, RoundPlan } from './run-start';
 
 /**
  * Records a request for approval of the plan the Validator accepted in

@@ -6,7 +6,7 @@ import type { PathPolicy } from '../../lib/policy';
 import type { Model } from '../llm/types';
 import type { WorkspaceBridge } from '../mcp/types';
 import type { CompletedWork, EventSink, PlanApprovals, ToolBudget } from './ports';
-import type { RunStart } from './start-point';
+import type { RunStart } from './run-start';
 import type { ExternalTools } from './tools';
 import { PlanscopeError } from '../errors';
 

@@ -3,37 +3,9 @@ import type { EventOf } from '../../lib/events';
 import { READ_FILE_TOOL } from '../../lib/general-plan';
 import type { RoundView, RunState } from '../../lib/run-state';
 import type { RoundLesson } from '../llm/stage-input';
-import { personRejection, type RoundPlan } from './approval';
+import { personRejection } from './approval';
 import { completedWork, conclusionKey, toolCallKey } from './completed-work';
 import type { CompletedWork, Conclusion, Observation } from './ports';
-
-/**
- * Where a run begins when it does not begin at round 1 with nothing done
- * (a fork, a run resumed after a restart). Its completed work is the run
- * context's `work`, rebuilt from a log by `workOf`.
- *
- * - `plan`: round `round` begins with `plan` as its plan instead of a
- *   planner call. The plan is judged like a planner's reply (the profile's
- *   schema, then the Validator); accepted, it runs with the completed work
- *   re-checked as a re-plan re-checks it (an unchanged file is cached, a
- *   changed one read again), and a failure or rejection re-plans as usual
- *   within the round bound. `lessons` are what the planner of a later round
- *   is told of the rounds before `round`.
- * - `answer`: nothing more is gathered; the Synthesizer answers from the
- *   completed work.
- */
-export type RunStart =
-  | { stage: 'plan'; round: number; plan: unknown; lessons: RoundLesson[] }
-  | { stage: 'answer' }
-  /**
-   * `decided`: a run that waited for approval and goes on in another
-   * process (after a restart). Round `round`'s plan is in the run's own log,
-   * accepted and decided on: it runs as approved, or the rejection is what
-   * the next round's planner is told.
-   */
-  | { stage: 'decided'; round: number; decided: RoundPlan; lessons: RoundLesson[] }
-  /** `replan`: a run taken over after its process died while round `round` was planning: the planner is asked again. */
-  | { stage: 'replan'; round: number; lessons: RoundLesson[] };
 
 /**
  * The completed work a run had when its log was folded into `view`, as the

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { EventOf, ResumeRestart, RunBegin, RunEvent } from '../../lib/events';
 import { foldRun, isTerminal, type RoundView, type RunState } from '../../lib/run-state';
-import { approvedPlanOf, type RoundPlan } from '../engine/approval';
+import { approvedPlanOf } from '../engine/approval';
 import type { CompletedWork } from '../engine/ports';
-import { lessonsOf, workOf, type RunStart } from '../engine/start-point';
+import type { RoundPlan, RunStart } from '../engine/run-start';
+import { lessonsOf, workOf } from '../engine/start-point';
 import type { RoundLesson } from '../llm/stage-input';
 
 /** What a run starts with: its completed work, and where it begins when not at round 1. */

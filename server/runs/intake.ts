@@ -6,7 +6,7 @@ import { emptyRun } from '../../lib/run-state';
 import { runLimits, type Config } from '../config';
 import { completedWork } from '../engine/completed-work';
 import { planRules } from '../engine/profiles/profile';
-import type { RunStart } from '../engine/start-point';
+import type { RunStart } from '../engine/run-start';
 import { parseOrRefuse, RequestError } from '../errors';
 import type { HostChoice } from '../llm/host-choice';
 import { readyModel } from '../llm/readiness';

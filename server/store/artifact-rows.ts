@@ -1,5 +1,5 @@
 import type { PendingArtifact } from './artifact';
-import type { Artifact } from './run-store';
+import type { Artifact } from './artifact';
 
 /** An artifact as both stores keep it: its text as bytes, with its size and hash. */
 export interface StoredArtifact {

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
 
+/** An artifact as stored, its content as text. */
+export interface Artifact {
+  name: string;
+  mediaType: string;
+  bytes: number;
+  sha256: string;
+  content: string;
+}
+
 /** An artifact ready to be written by a later `append`, in that event's transaction. */
 export interface PendingArtifact {
   name: string;

@@ -1,6 +1,6 @@
 import type { ReplayRecord } from '../../lib/replay';
 import type { PendingArtifact } from './artifact';
-import type { Artifact } from './run-store';
+import type { Artifact } from './artifact';
 
 /**
  * Where replays of recorded LLM calls are kept: each its own record, linked

@@ -2,17 +2,9 @@ import type { RunEvent } from '../../lib/events';
 import type { RunFilter } from '../../lib/run-filter';
 import type { NewRunInput, RunRow } from '../../lib/run-row';
 import type { RunState } from '../../lib/run-state';
-import type { PendingArtifact } from './artifact';
+import type { Artifact, PendingArtifact } from './artifact';
 import type { Owner } from './owner';
 import type { ReplayWithArtifacts } from './replay-store';
-
-export interface Artifact {
-  name: string;
-  mediaType: string;
-  bytes: number;
-  sha256: string;
-  content: string;
-}
 
 export interface ListRunsOptions {
   limit: number;

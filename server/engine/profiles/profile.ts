@@ -1,10 +1,11 @@
-import type { PlanProfile as ProfileName, ProposedStep, ReplanReason } from '../../../lib/events';
+import type { PlanProfile as ProfileName, ReplanReason } from '../../../lib/events';
 import type { ToolSpec } from '../../../lib/general-plan';
 import type { PlanJudgement, PlannerReply, PlanRules } from '../../../lib/plan-judgement';
 import type { PlanLimits } from '../../../lib/plan';
 import type { PathPolicy } from '../../../lib/policy';
 import type { FilePlanInput, GeneralPlanInput, JsonSchema } from '../../llm/stage-input';
 import type { RunContext } from '../context';
+import type { AcceptedPlan } from '../run-start';
 import type { ExternalTools } from '../tools';
 
 /**
@@ -45,11 +46,6 @@ export function planRules(settings: {
     tools: [...workspaceTools, ...externalTools.specs],
     notOffered: externalTools.notOffered,
   };
-}
-
-export interface AcceptedPlan {
-  goal?: string;
-  steps: ProposedStep[];
 }
 
 export interface ProfileRound {

@@ -4,10 +4,11 @@ import type { ProposedStep, Rejection, ReplanReason } from '../../../lib/events'
 import type { RoundLesson } from '../../llm/stage-input';
 import type { WorkspaceFile } from '../../mcp/types';
 import { RunStop, stopIfAborted, type RunContext } from '../context';
-import { askApproval, type RoundPlan } from '../approval';
+import { askApproval } from '../approval';
 import { callModel } from '../llm-call';
 import { PLAN_PROFILES } from '../profiles';
-import { planRules, type AcceptedPlan, type PlanJudgement, type PlanProfile } from '../profiles/profile';
+import { planRules, type PlanJudgement, type PlanProfile } from '../profiles/profile';
+import type { AcceptedPlan, RoundPlan } from '../run-start';
 
 export type PlanOutcome = ({ accepted: true } & AcceptedPlan) | { accepted: false; proposed: ProposedStep[] | null; rejections: Rejection[] };
 

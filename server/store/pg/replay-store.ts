@@ -3,7 +3,7 @@ import type { PendingArtifact } from '../artifact';
 import { toArtifact, toPendingArtifact, type StoredArtifact } from '../artifact-rows';
 import { REPLAY_COLUMNS, toReplayRecord, toStoredReplay, type StoredReplay } from '../replay-rows';
 import type { ReplayStore } from '../replay-store';
-import type { Artifact } from '../run-store';
+import type { Artifact } from '../artifact';
 import type { PgDatabase } from './database';
 
 const ARTIFACT_COLUMNS = ['name', 'media_type', 'bytes', 'sha256', 'content'] as const;

@@ -8,7 +8,8 @@ import { NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN, U
 import { runListQuery } from '../run-list-query';
 import type { Owner } from '../owner';
 import type { ReplayWithArtifacts } from '../replay-store';
-import type { Artifact, ListRunsOptions, RunStore } from '../run-store';
+import type { Artifact } from '../artifact';
+import type { ListRunsOptions, RunStore } from '../run-store';
 import type { PgDatabase } from './database';
 import { NOTICE_CHANNEL, noticePayload } from './notices';
 import { replayInsert } from './replay-store';

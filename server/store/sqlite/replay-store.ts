@@ -4,7 +4,7 @@ import type { PendingArtifact } from '../artifact';
 import { toArtifact, toPendingArtifact, type StoredArtifact } from '../artifact-rows';
 import { REPLAY_COLUMNS, toReplayRecord, toStoredReplay, type StoredReplay } from '../replay-rows';
 import type { ReplayStore } from '../replay-store';
-import type { Artifact } from '../run-store';
+import type { Artifact } from '../artifact';
 
 /**
  * The inserts of a replay and its artifacts, for the caller's transaction:

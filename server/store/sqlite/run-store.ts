@@ -9,7 +9,8 @@ import { NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN, U
 import { runListQuery } from '../run-list-query';
 import type { Owner } from '../owner';
 import type { ReplayWithArtifacts } from '../replay-store';
-import type { Artifact, ListRunsOptions, RunStore } from '../run-store';
+import type { Artifact } from '../artifact';
+import type { ListRunsOptions, RunStore } from '../run-store';
 import { replayInserts } from './replay-store';
 
 /** A row as SQLite gives it back (under the row's own field names): a boolean is stored as 0 or 1. */
