@@ -138,7 +138,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
   // Every process on the queue watches for workers whose heartbeat stopped, and gives their runs to the others.
   const sweeper: Promise<Sweeper | null> = stores.ready.then(
     () => {
-      if (!queue) return null;
+      if (!queue || !queued) return null;
       const givenBack = {
         async release(runIds: readonly string[]) {
           await queue.release(runIds);
@@ -146,7 +146,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
           await registry.keepWaiting(runIds);
         },
       };
-      return startSweeper(stores.workers, givenBack, { intervalMs: heartbeatMs, lostAfterMs });
+      return startSweeper(stores.workers, givenBack, { intervalMs: heartbeatMs, lostAfterMs }, queued);
     },
     () => null,
   );
