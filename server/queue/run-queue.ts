@@ -190,17 +190,21 @@ export class RunQueue {
    * done; one whose `take` throws is tried again later, up to its max_attempts.
    */
   async work(routes: readonly RunRoute[], concurrency: number, take: (runId: string, attempt: number) => Promise<void>): Promise<QueueWork> {
-    if (routes.length === 0) return { stop: async () => {} };
+    if (routes.length === 0) return { serve: async () => {}, stop: async () => {} };
     await this.ready();
     const taskList: TaskList = {};
-    for (const route of routes) {
-      taskList[taskName(route)] = async (payload, helpers) => {
-        const runId = (payload as { runId?: unknown } | null)?.runId;
-        // A job planscope did not make (or a payload from a future version) is not ours to guess at.
-        if (typeof runId !== 'string') throw new Error(`job ${helpers.job.id} has no run id`);
-        await take(runId, helpers.job.attempts);
-      };
-    }
+    const serve = (served: readonly RunRoute[]) => {
+      const names = new Set(served.map(taskName));
+      for (const name of Object.keys(taskList)) if (!names.has(name)) delete taskList[name];
+      for (const name of names) taskList[name] ??= task;
+    };
+    const task: TaskList[string] = async (payload, helpers) => {
+      const runId = (payload as { runId?: unknown } | null)?.runId;
+      // A job planscope did not make (or a payload from a future version) is not ours to guess at.
+      if (typeof runId !== 'string') throw new Error(`job ${helpers.job.id} has no run id`);
+      await take(runId, helpers.job.attempts);
+    };
+    serve(routes);
     const runner: Runner = await run({
       // Its own pool: the runner holds a LISTEN connection and one per job being locked or completed, which must not starve the store's.
       connectionString: this.db.settings.url,
@@ -214,7 +218,15 @@ export class RunQueue {
       logger: quietLogger,
     });
     let stopped: Promise<void> | null = null;
+    const db = this.db;
     return {
+      async serve(served) {
+        // graphile-worker 0.17 reads the task list's names each time it looks for a job (taskIdentifiers.js), so
+        // changing the list in place changes what this runner takes from its next look, its jobs under way untouched.
+        if (served.length > 0) serve(served);
+        // A look now, as for a new job: a job of a route just added may be waiting already.
+        await db.query(`SELECT pg_notify('jobs:insert', json_build_object('count', 1)::text)`);
+      },
       stop(graceMs = STOP_GRACE_MS) {
         stopped ??= (async () => {
           let timer: NodeJS.Timeout | undefined;
@@ -235,6 +247,8 @@ export class RunQueue {
 }
 
 export interface QueueWork {
+  /** From now on takes the jobs of these routes (a worker's models read again), and no longer those of routes left out. */
+  serve(routes: readonly RunRoute[]): Promise<void>;
   /** Takes no more jobs, waits up to `graceMs` for the runs taken to end, then gives the rest back. Idempotent. */
   stop(graceMs?: number): Promise<void>;
 }

@@ -6,7 +6,7 @@ import type { RunEvent } from '../../lib/events';
 import { loadConfig } from '../../server/config';
 import { openRuntime, type Runtime } from '../../server/runtime';
 import { startCli } from '../support/cli-process';
-import { startFakeOllama, type FakeOllama, type FakeScript } from '../support/fake-ollama';
+import { DEFAULT_MODELS, startFakeOllama, type FakeOllama, type FakeScript } from '../support/fake-ollama';
 import { APP_ROOT, copyWorkspace, ENDPOINT_TASK, endpointAnswer, plan, startHarness, until } from '../support/harness';
 import { databaseForTest, type TestDatabase } from '../support/postgres';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
@@ -259,6 +259,36 @@ describe('runs no worker has', () => {
     expect(view.error).toMatchObject({ code: 'not_enqueued', message: expect.stringContaining('not sent a third time') });
     contiguous(await eventsOf(setup.starter, id));
     expect(await setup.starter.queue!.hasJob(id)).toBe(false);
+  });
+});
+
+describe('a model pulled after a worker started', () => {
+  const replies = { planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] };
+
+  it('is served once a run waits for it: the worker reads its model lists again and takes the run', async () => {
+    const setup = await setUp(replies);
+    await worker(setup);
+    setup.fake.setScript({ ...replies, models: [...DEFAULT_MODELS, 'mistral:7b'] });
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK, model: 'mistral:7b' });
+    const view = await setup.starter.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    contiguous(await eventsOf(setup.starter, id));
+  });
+
+  it('is registered within PLANSCOPE_WORKER_MODELS_REFRESH_MS with no run asking, and a run of it is taken at once', async () => {
+    const setup = await setUp(replies);
+    const w = await worker(setup, { PLANSCOPE_WORKER_MODELS_REFRESH_MS: '1000' });
+    setup.fake.setScript({ ...replies, models: [...DEFAULT_MODELS, 'gemma3:4b'] });
+    await until('the worker to register the new model', async () => {
+      const [row] = await setup.database.sql<{ hosts: string }>('SELECT hosts FROM workers WHERE id = $1', [w.id]);
+      return row?.hosts.includes('gemma3:4b') === true;
+    });
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK, model: 'gemma3:4b' });
+    const view = await setup.starter.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    const events = await eventsOf(setup.starter, id);
+    contiguous(events);
+    expect(events.some((e) => e.type === 'run_waiting')).toBe(false);
   });
 });
 
