@@ -58,6 +58,8 @@ export const RunErrorCode = z.enum([
   'approval_timeout',
   /** A prompt that cannot fit the model's context (num_ctx) even with its evidence cut down, or that Ollama cut to fit it. */
   'context_exceeded',
+  /** A queued run found with no job in the run queue (its creator stopped before sending it) once more after it was sent again. */
+  'not_enqueued',
   'internal',
 ]);
 export type RunErrorCode = z.infer<typeof RunErrorCode>;
@@ -74,6 +76,8 @@ export const WaitReason = z.enum([
   'no_worker_for_workspace',
   /** A running run's next model call waits: its Ollama host already has PLANSCOPE_HOST_CONCURRENCY calls in flight (others' among them). */
   'host_busy',
+  /** A queued run had no job in the run queue (the process that created it stopped before sending it): a sweeper sent it. */
+  'not_enqueued',
 ]);
 export type WaitReason = z.infer<typeof WaitReason>;
 

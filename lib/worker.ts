@@ -10,7 +10,7 @@ import { OFFLINE_MODEL } from './run-request';
  * host, pid and that id.
  */
 
-/** One model server a worker calls (an Ollama host, an OpenAI-compatible server, or its embedded engine: host `embedded`), and the models it had when the worker started. */
+/** One model server a worker calls (an Ollama host, an OpenAI-compatible server, or its embedded engine: host `embedded`), and the models it listed when last read. */
 export const WorkerHost = z.object({
   /** The server's URL, credentials masked; `embedded` for the llama.cpp engine inside the worker. */
   host: z.string(),
@@ -18,7 +18,7 @@ export const WorkerHost = z.object({
   server: z.string().optional(),
   /** Its models as runs name them: Ollama's `model:tag`, an OpenAI-compatible server's `<server>:<model id>`, the embedded engine's `embedded:<file name>`. */
   models: z.array(z.string()),
-  /** Whether the host answered `/api/tags` (`/models`) when the worker started; an unreachable host serves nothing. */
+  /** Whether the host answered `/api/tags` (`/models`) when last read; an unreachable host serves nothing. */
   reachable: z.boolean(),
 });
 export type WorkerHost = z.infer<typeof WorkerHost>;

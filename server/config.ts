@@ -142,6 +142,8 @@ const Env = z.object({
   PLANSCOPE_WORKER_HEARTBEAT_MS: int(100, 600_000, 2000),
   /** A worker whose last heartbeat is older than this is lost (at least twice the heartbeat, so one late beat is not). */
   PLANSCOPE_WORKER_LOST_AFTER_MS: int(200, 3_600_000, 10_000),
+  /** How often a worker reads its hosts' model lists again (a model pulled since is served without a restart). */
+  PLANSCOPE_WORKER_MODELS_REFRESH_MS: int(500, 86_400_000, 60_000),
   /** The trace UI's address for one trace, `{traceId}` standing for the id: the run page links to it. */
   PLANSCOPE_TRACE_URL: z.string().trim().min(1).optional(),
   /** The standard OpenTelemetry variables planscope acts on (see server/telemetry/settings.ts). */
@@ -262,6 +264,8 @@ export interface WorkerSettings {
   heartbeatMs: number;
   /** At least twice `heartbeatMs`. */
   lostAfterMs: number;
+  /** How often a worker reads its hosts' model lists again, and registers what changed. */
+  modelsRefreshMs: number;
 }
 
 /** How to reach PostgreSQL, and the pool's bounds. */
@@ -407,7 +411,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     telemetry,
     logFile: e.PLANSCOPE_LOG_FILE === undefined ? null : path.resolve(appRoot, e.PLANSCOPE_LOG_FILE),
-    workers: workerSettings(e.PLANSCOPE_WORKER_HEARTBEAT_MS, e.PLANSCOPE_WORKER_LOST_AFTER_MS),
+    workers: workerSettings(e.PLANSCOPE_WORKER_HEARTBEAT_MS, e.PLANSCOPE_WORKER_LOST_AFTER_MS, e.PLANSCOPE_WORKER_MODELS_REFRESH_MS),
   };
 }
 
@@ -618,13 +622,13 @@ function checkDatabaseUrl(raw: string): string {
  * than two heartbeats in that window, one late beat (a busy event loop, a
  * slow database) would have a working worker taken for dead.
  */
-function workerSettings(heartbeatMs: number, lostAfterMs: number): WorkerSettings {
+function workerSettings(heartbeatMs: number, lostAfterMs: number, modelsRefreshMs: number): WorkerSettings {
   if (lostAfterMs < 2 * heartbeatMs) {
     throw new ConfigError(
       `Invalid configuration: PLANSCOPE_WORKER_LOST_AFTER_MS (${lostAfterMs}) must be at least twice PLANSCOPE_WORKER_HEARTBEAT_MS (${heartbeatMs}), so that one late heartbeat does not have a working worker taken for lost: set it to ${2 * heartbeatMs} or more.`,
     );
   }
-  return { heartbeatMs, lostAfterMs };
+  return { heartbeatMs, lostAfterMs, modelsRefreshMs };
 }
 
 /** Deny patterns: one a line or separated by commas (no pattern contains either). */

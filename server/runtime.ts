@@ -21,6 +21,8 @@ import { openStores } from './store/stores';
 import { startTelemetry, type Telemetry } from './telemetry';
 import { openLogFile, type LogFile } from './telemetry/log-file';
 import { startThisWorker, workerRoots, type ThisWorker } from './workers/this-process';
+import { startModelsRefresh } from './workers/models-refresh';
+import type { Repeating } from './workers/repeat';
 import { servedModels, withTag } from '../lib/worker';
 import { RunQueue } from './queue/run-queue';
 import { startRunWorker, type RunWorker } from './queue/run-worker';
@@ -113,6 +115,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
   const registry = new RunRegistry(config, store, bus, bridges, tools, queued);
   const replayer = new Replayer({ config, runs: store, replays: stores.replays, tools });
   let runWorker: RunWorker | null = null;
+  let modelsRefresh: Repeating | null = null;
   // A process that runs runs is a worker: registered once the store is ready, beating until it closes. Without
   // the queue every process runs its own; with it, those that take queued runs, which they do from then on.
   const worker: Promise<ThisWorker | null> = stores.ready.then(
@@ -123,8 +126,21 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
         // Runs go to the least busy of the hosts that listed their model.
         registry.serveFrom(self.hosts);
         if (queue) {
-          const models = [...servedModels(self), config.model].map(withTag);
-          runWorker = await startRunWorker({ queue, registry, store, models, roots: self.roots, concurrency: config.workerConcurrency, maxAttempts: config.maxResumes + 1 });
+          const models = () => [...servedModels(self), config.model].map(withTag);
+          const taking = await startRunWorker({ queue, registry, store, models: models(), roots: self.roots, concurrency: config.workerConcurrency, maxAttempts: config.maxResumes + 1 });
+          runWorker = taking;
+          modelsRefresh = startModelsRefresh({
+            intervalMs: config.workers.modelsRefreshMs,
+            checkMs: heartbeatMs,
+            refresh: () => self.refresh(),
+            async onServed(hosts) {
+              registry.serveFrom(hosts);
+              await taking.serve(models());
+            },
+            waiting: (limit) => queue.waiting(limit),
+            served: models,
+            roots: self.roots,
+          });
         }
         return self;
       } catch (error) {
@@ -138,7 +154,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
   // Every process on the queue watches for workers whose heartbeat stopped, and gives their runs to the others.
   const sweeper: Promise<Sweeper | null> = stores.ready.then(
     () => {
-      if (!queue) return null;
+      if (!queue || !queued) return null;
       const givenBack = {
         async release(runIds: readonly string[]) {
           await queue.release(runIds);
@@ -146,7 +162,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
           await registry.keepWaiting(runIds);
         },
       };
-      return startSweeper(stores.workers, givenBack, { intervalMs: heartbeatMs, lostAfterMs });
+      return startSweeper(stores.workers, givenBack, { intervalMs: heartbeatMs, lostAfterMs }, queued);
     },
     () => null,
   );
@@ -190,6 +206,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
         await recovered;
         // No more queued runs are taken; those taken end below, and their jobs are done then.
         await worker;
+        await modelsRefresh?.stop();
         const workStopped = runWorker?.stop();
         // Runs first: their final events still reach the streams watching them.
         await registry.shutdown();

@@ -72,6 +72,77 @@ export class RunQueue {
   }
 
   /**
+   * The jobs no worker has taken (none holds them, attempts left) of runs not
+   * ended, with each run's model, workspace and why it last said it waits:
+   * what is offered again when the workers change. Oldest run first, at most `limit`.
+   */
+  async waiting(limit: number): Promise<WaitingJob[]> {
+    await this.ready();
+    return this.db.query<WaitingJob>(
+      `SELECT runs.id AS "runId", tasks.identifier AS task, runs.model, runs.workspace, runs.created_at AS "createdAt",
+         runs.waiting_reason AS "waitingReason", runs.waiting_message AS "waitingMessage"
+       FROM graphile_worker._private_jobs jobs
+       JOIN graphile_worker._private_tasks tasks ON tasks.id = jobs.task_id
+       JOIN runs ON jobs.key = 'run:' || runs.id
+       WHERE jobs.is_available AND runs.status IN ('queued', 'running')
+       ORDER BY runs.created_at, runs.id LIMIT $1`,
+      [limit],
+    );
+  }
+
+  /**
+   * Moves a job no worker has taken to another route, keeping its attempts
+   * (add_job would reset them). False when it was taken or moved meanwhile:
+   * the row is changed only while it is still unlocked and on `fromTask`,
+   * and graphile-worker's get_job skips a row being changed.
+   */
+  async move(runId: string, fromTask: string, to: RunRoute): Promise<boolean> {
+    await this.ready();
+    const moved = await this.db.query(
+      `WITH task AS (
+         INSERT INTO graphile_worker._private_tasks (identifier) VALUES ($3)
+         ON CONFLICT (identifier) DO UPDATE SET identifier = excluded.identifier RETURNING id)
+       UPDATE graphile_worker._private_jobs SET task_id = (SELECT id FROM task), revision = revision + 1, updated_at = now()
+       WHERE key = $1 AND locked_at IS NULL AND task_id = (SELECT id FROM graphile_worker._private_tasks WHERE identifier = $2)
+       RETURNING id`,
+      [jobKey(runId), fromTask, taskName(to)],
+    );
+    if (moved.length === 0) return false;
+    await this.db.query(`SELECT pg_notify('jobs:insert', json_build_object('count', 1)::text)`);
+    return true;
+  }
+
+  /** Runs still `queued` with no job at all whose last event is older than `before`: their creator stored them and never sent them. */
+  async unsent(before: number, limit: number): Promise<string[]> {
+    await this.ready();
+    const rows = await this.db.query<{ id: string }>(
+      `SELECT runs.id FROM runs
+       WHERE runs.status = 'queued'
+         AND NOT EXISTS (SELECT 1 FROM graphile_worker._private_jobs jobs WHERE jobs.key = 'run:' || runs.id)
+         AND COALESCE((SELECT max(events.at) FROM events WHERE events.run_id = runs.id), runs.created_at) < $1
+       ORDER BY runs.created_at, runs.id LIMIT $2`,
+      [before, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Runs `task` unless another process is running it (then null): of the processes sweeping the queue, one at a time. */
+  async alone<T>(task: () => Promise<T>): Promise<T | null> {
+    const client = await this.db.pool.connect();
+    try {
+      const [row] = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [QUEUE_SWEEP_LOCK])).rows;
+      if (!row?.locked) return null;
+      try {
+        return await task();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [QUEUE_SWEEP_LOCK]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
    * Frees the jobs of these runs from the workers that locked them (workers
    * known to be gone: their heartbeat stopped), so another worker takes them
    * now. graphile-worker on its own frees a lock only after 4 hours. Every
@@ -119,17 +190,21 @@ export class RunQueue {
    * done; one whose `take` throws is tried again later, up to its max_attempts.
    */
   async work(routes: readonly RunRoute[], concurrency: number, take: (runId: string, attempt: number) => Promise<void>): Promise<QueueWork> {
-    if (routes.length === 0) return { stop: async () => {} };
+    if (routes.length === 0) return { serve: async () => {}, stop: async () => {} };
     await this.ready();
     const taskList: TaskList = {};
-    for (const route of routes) {
-      taskList[taskName(route)] = async (payload, helpers) => {
-        const runId = (payload as { runId?: unknown } | null)?.runId;
-        // A job planscope did not make (or a payload from a future version) is not ours to guess at.
-        if (typeof runId !== 'string') throw new Error(`job ${helpers.job.id} has no run id`);
-        await take(runId, helpers.job.attempts);
-      };
-    }
+    const serve = (served: readonly RunRoute[]) => {
+      const names = new Set(served.map(taskName));
+      for (const name of Object.keys(taskList)) if (!names.has(name)) delete taskList[name];
+      for (const name of names) taskList[name] ??= task;
+    };
+    const task: TaskList[string] = async (payload, helpers) => {
+      const runId = (payload as { runId?: unknown } | null)?.runId;
+      // A job planscope did not make (or a payload from a future version) is not ours to guess at.
+      if (typeof runId !== 'string') throw new Error(`job ${helpers.job.id} has no run id`);
+      await take(runId, helpers.job.attempts);
+    };
+    serve(routes);
     const runner: Runner = await run({
       // Its own pool: the runner holds a LISTEN connection and one per job being locked or completed, which must not starve the store's.
       connectionString: this.db.settings.url,
@@ -143,7 +218,15 @@ export class RunQueue {
       logger: quietLogger,
     });
     let stopped: Promise<void> | null = null;
+    const db = this.db;
     return {
+      async serve(served) {
+        // graphile-worker 0.17 reads the task list's names each time it looks for a job (taskIdentifiers.js), so
+        // changing the list in place changes what this runner takes from its next look, its jobs under way untouched.
+        if (served.length > 0) serve(served);
+        // A look now, as for a new job: a job of a route just added may be waiting already.
+        await db.query(`SELECT pg_notify('jobs:insert', json_build_object('count', 1)::text)`);
+      },
       stop(graceMs = STOP_GRACE_MS) {
         stopped ??= (async () => {
           let timer: NodeJS.Timeout | undefined;
@@ -164,14 +247,30 @@ export class RunQueue {
 }
 
 export interface QueueWork {
+  /** From now on takes the jobs of these routes (a worker's models read again), and no longer those of routes left out. */
+  serve(routes: readonly RunRoute[]): Promise<void>;
   /** Takes no more jobs, waits up to `graceMs` for the runs taken to end, then gives the rest back. Idempotent. */
   stop(graceMs?: number): Promise<void>;
+}
+
+/** A job no worker has taken, with what its run needs of a worker. */
+export interface WaitingJob {
+  runId: string;
+  /** The job's task name: the route it is queued under. */
+  task: string;
+  model: string;
+  workspace: string;
+  createdAt: number;
+  waitingReason: string | null;
+  waitingMessage: string | null;
 }
 
 export const jobKey = (runId: string) => `run:${runId}`;
 
 /** An arbitrary key that only the queue's schema install locks. */
 const QUEUE_SCHEMA_LOCK = 7_100_203_017;
+/** Another, that only the sweep of waiting and unsent runs locks. */
+const QUEUE_SWEEP_LOCK = 7_100_203_018;
 const POLL_MS = 1000;
 const STOP_GRACE_MS = 10_000;
 

@@ -29,6 +29,8 @@ export interface RunWorkerOptions {
 }
 
 export interface RunWorker {
+  /** Takes the runs of these models from now on (its hosts' lists read again), in the same roots. */
+  serve(models: readonly string[]): Promise<void>;
   /** Takes no more runs, and waits (bounded) for those it has to end or park. */
   stop(): Promise<void>;
 }
@@ -76,6 +78,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   poll.unref();
   let stopped: Promise<void> | null = null;
   return {
+    serve: (models) => work.serve(routesServed(models, options.roots)),
     stop() {
       stopped ??= (async () => {
         clearInterval(poll);

@@ -10,6 +10,11 @@ export interface RunsGivenBack {
   release(runIds: readonly string[]): Promise<unknown>;
 }
 
+/** The runs no worker has (server/runs/queued.ts): those never sent are sent, those waiting offered to the live workers again. */
+export interface WaitingRuns {
+  sweepWaiting(now: number): Promise<void>;
+}
+
 export interface Sweeper {
   stop(): Promise<void>;
 }
@@ -33,17 +38,24 @@ export async function sweepOnce(workers: SweptWorkers, queue: RunsGivenBack, now
   return released;
 }
 
-/** `sweepOnce` every `intervalMs` (the heartbeat's interval), one sweep at a time, until stopped. */
+/**
+ * `sweepOnce` every `intervalMs` (the heartbeat's interval), then the
+ * waiting runs' sweep (a lost worker changes who they may go to), one sweep
+ * at a time, until stopped.
+ */
 export function startSweeper(
   workers: SweptWorkers,
   queue: RunsGivenBack,
   settings: { intervalMs: number; lostAfterMs: number },
+  waiting: WaitingRuns,
 ): Sweeper {
   let sweeping: Promise<unknown> | null = null;
   const timer = setInterval(() => {
     if (sweeping) return;
     sweeping = sweepOnce(workers, queue, Date.now(), settings.lostAfterMs)
       .catch((error: unknown) => process.stderr.write(`planscope: sweeping lost workers: ${error instanceof Error ? error.message : String(error)}\n`))
+      .then(() => waiting.sweepWaiting(Date.now()))
+      .catch((error: unknown) => process.stderr.write(`planscope: sweeping waiting runs: ${error instanceof Error ? error.message : String(error)}\n`))
       .finally(() => {
         sweeping = null;
       });

@@ -1,8 +1,8 @@
 import type { ErrorInfo } from '../../lib/codes';
 import type { NewRunEvent } from '../../lib/events';
 import { foldRun, isTerminal, type RunState } from '../../lib/run-state';
-import { queueWaiting, type WorkerRecord } from '../../lib/worker';
-import { routeOf } from '../queue/route';
+import { queueWaiting, servedModels, workerState, type WorkerRecord } from '../../lib/worker';
+import { routeOf, taskName } from '../queue/route';
 import type { RunQueue } from '../queue/run-queue';
 import { holdHere, releaseHere, thisProcess } from '../store/owner';
 import { ownerOfRun } from '../store/run-columns';
@@ -32,7 +32,79 @@ export interface QueuedRunsDeps {
  * with the reason) and stays `queued` until one can.
  */
 export class QueuedRuns {
+  /** The live workers (what each serves and reaches) the waiting runs were last offered to. */
+  private offeredTo: string | null = null;
+
   constructor(private readonly deps: QueuedRunsDeps) {}
+
+  /**
+   * What a sweeper does for the runs no worker has: runs stored and never
+   * sent are sent (`sendUnsent`), and, when the live workers differ from
+   * those the waiting runs were last offered to, each is offered again
+   * (`offerAgain`). Of the processes on the queue one does it at a time;
+   * one that finds another at it tries again at its next sweep.
+   */
+  async sweepWaiting(now: number): Promise<void> {
+    const workers = await this.deps.workers.list();
+    const live = liveServing(workers, now, this.deps.lostAfterMs);
+    await this.deps.queue.alone(async () => {
+      await this.sendUnsent(now);
+      if (live !== this.offeredTo && (await this.offerAgain(workers, now))) this.offeredTo = live;
+    });
+  }
+
+  /**
+   * Each waiting run's job moved to the route of a live worker that serves
+   * it, when its route names another (it was queued before that worker
+   * started, under a root or a model name that worker does not register);
+   * a run none serves says why again, with how long it has waited, when the
+   * reason is new. False when there were more than it looks at in one sweep.
+   */
+  private async offerAgain(workers: readonly WorkerRecord[], now: number): Promise<boolean> {
+    const { queue, lostAfterMs, roots } = this.deps;
+    const jobs = await queue.waiting(OFFERED_AT_ONCE);
+    for (const job of jobs) {
+      const run = { model: job.model, workspace: job.workspace };
+      const wait = queueWaiting(workers, run, now, lostAfterMs);
+      if (wait === null) {
+        const route = routeOf(run, workers, now, lostAfterMs, roots);
+        if (taskName(route) !== job.task) await queue.move(job.runId, job.task, route);
+        continue;
+      }
+      if (job.waitingReason === wait.reason && job.waitingMessage?.startsWith(wait.message)) continue;
+      const waited = `It has waited ${Math.round((now - job.createdAt) / 1000)} s.`;
+      await this.record(job.runId, { type: 'run_waiting', reason: wait.reason, message: `${wait.message} ${waited}` });
+    }
+    if (jobs.length < OFFERED_AT_ONCE) return true;
+    process.stderr.write(`planscope: more than ${OFFERED_AT_ONCE} runs wait for a worker; the oldest were offered again, the others are at the next sweep\n`);
+    return false;
+  }
+
+  /**
+   * Runs still `queued` with no job for longer than a lost worker is given
+   * (their creator stored them and stopped before sending them) are sent
+   * now, saying so (`run_waiting`, `not_enqueued`). One found so a second
+   * time is not sent again: it ends `failed` (`not_enqueued`).
+   */
+  private async sendUnsent(now: number): Promise<void> {
+    const { queue, store, lostAfterMs } = this.deps;
+    for (const id of await queue.unsent(now - lostAfterMs, OFFERED_AT_ONCE)) {
+      const sentBefore = (await store.events(id)).some((e) => e.type === 'run_waiting' && e.reason === 'not_enqueued');
+      if (sentBefore) {
+        await this.endHere(id, 'failed', {
+          code: 'not_enqueued',
+          message: 'The run had no job in the run queue again after it was sent once more; it is not sent a third time.',
+        });
+        continue;
+      }
+      await this.record(id, {
+        type: 'run_waiting',
+        reason: 'not_enqueued',
+        message: `The run had no job in the run queue for over ${Math.round(lostAfterMs / 1000)} s (the process that created it stopped before sending it); it is sent now.`,
+      });
+      await this.send(id);
+    }
+  }
 
   /**
    * Sends a stored run to the queue. Said first, then enqueued: once it is
@@ -111,4 +183,13 @@ export class QueuedRuns {
       releaseHere('run', id);
     }
   }
+}
+
+/** Runs looked at in one sweep, of those waiting and of those never sent. */
+const OFFERED_AT_ONCE = 500;
+
+/** The live workers with what each serves and reaches, as one text: it changes when the set of live workers does. */
+function liveServing(workers: readonly WorkerRecord[], now: number, lostAfterMs: number): string {
+  const live = workers.filter((w) => workerState(w, now, lostAfterMs) === 'live');
+  return JSON.stringify(live.map((w) => [w.id, servedModels(w), w.workspaceRoots]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

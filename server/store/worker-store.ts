@@ -1,4 +1,4 @@
-import { WorkerRecord, type QueueDepth, type WorkerRecordInput } from '../../lib/worker';
+import { WorkerRecord, type QueueDepth, type WorkerHost, type WorkerRecordInput } from '../../lib/worker';
 import { UNFINISHED } from './run-columns';
 
 /**
@@ -15,6 +15,8 @@ export interface WorkerStore {
    * lost, never registered): what it holds may be taken by others already.
    */
   beat(id: string, at: number, runs?: readonly string[]): Promise<boolean>;
+  /** What its hosts serve now (their model lists read again); false when it is stopped or given up for lost. */
+  serves(id: string, hosts: readonly WorkerHost[]): Promise<boolean>;
   /** It stopped of its own accord. */
   stop(id: string, at: number): Promise<void>;
   /** Workers neither stopped nor given up whose last heartbeat is older than `lostAfterMs` before `now`, oldest first. */
@@ -49,6 +51,7 @@ export const WORKER_SQL = {
       stopped_at = excluded.stopped_at, lost_at = excluded.lost_at, concurrency = excluded.concurrency, hosts = excluded.hosts,
       workspace_roots = excluded.workspace_roots, runs = excluded.runs`,
   beat: 'UPDATE workers SET last_beat_at = $2, runs = COALESCE($3, runs) WHERE id = $1 AND stopped_at IS NULL AND lost_at IS NULL',
+  serves: 'UPDATE workers SET hosts = $2 WHERE id = $1 AND stopped_at IS NULL AND lost_at IS NULL',
   stop: 'UPDATE workers SET stopped_at = $2 WHERE id = $1 AND stopped_at IS NULL',
   stale: `SELECT ${COLUMNS} FROM workers WHERE stopped_at IS NULL AND lost_at IS NULL AND last_beat_at < $1 ORDER BY last_beat_at, id`,
   markLost: 'UPDATE workers SET lost_at = $2 WHERE id = $1 AND stopped_at IS NULL AND lost_at IS NULL AND last_beat_at < $3',

@@ -1,3 +1,4 @@
+import { repeatSettled } from './repeat';
 import type { WorkerStore } from '../store/worker-store';
 
 export interface Heartbeat {
@@ -26,12 +27,10 @@ export interface HeartbeatOptions {
  */
 export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
   const now = options.now ?? Date.now;
-  let timer: NodeJS.Timeout | null = null;
-  let inFlight: Promise<void> = Promise.resolve();
   let stopped = false;
   let failing = false;
 
-  const beat = async () => {
+  const beat = async (): Promise<boolean> => {
     try {
       const accepted = await options.store.beat(options.id, now(), options.runs());
       if (failing) process.stderr.write(`planscope: worker ${options.id}: heartbeats are recorded again\n`);
@@ -44,22 +43,14 @@ export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
       if (!failing) process.stderr.write(`planscope: worker ${options.id}: a heartbeat could not be recorded: ${error instanceof Error ? error.message : String(error)}\n`);
       failing = true;
     }
+    return !stopped;
   };
-
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      inFlight = beat().then(schedule);
-    }, options.intervalMs);
-    timer.unref();
-  };
-  schedule();
+  const beats = repeatSettled(options.intervalMs, beat);
 
   return {
     async stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
-      await inFlight;
+      await beats.stop();
     },
   };
 }

@@ -30,34 +30,24 @@ export interface ThisWorker {
   /** Its Ollama hosts with their models, and the workspace roots it reaches, as registered. */
   hosts: WorkerHost[];
   roots: string[];
+  /**
+   * Reads each host's model list again and, when any changed, registers
+   * what it serves now: the new lists, or null when nothing changed (or the
+   * store no longer takes this worker: stopped or given up for lost).
+   */
+  refresh(): Promise<WorkerHost[] | null>;
   /** Ends the heartbeat and records the worker stopped. Idempotent. */
   stop(): Promise<void>;
 }
 
-export interface ThisWorkerDeps {
-  config: Pick<Config, 'ollamaHosts' | 'openaiServers' | 'workspaceRoots' | 'workspace' | 'workerConcurrency' | 'workers' | 'embedded'>;
-  store: WorkerStore;
-  /** The runs live in this process now. */
-  runs: () => readonly string[];
-  now?: () => number;
-}
-
 /**
- * Registers this process as a worker: each of its Ollama hosts, in the order
- * configured, with the models it had installed at start (read once from its
- * `/api/tags`; none when it does not answer, though the offline baseline is
- * served all the same), then each OpenAI-compatible server with the models
- * its `/models` listed (named `<server>:<id>`, as runs name them), then the
+ * Each Ollama host, in the order configured, with the models it has
+ * installed (its `/api/tags`; none when it does not answer), then each
+ * OpenAI-compatible server with the models its `/models` lists, then the
  * embedded engine (host `embedded`) with the GGUF files of its models
- * folder, when there are any, the
- * workspaces it reaches and its concurrency; then keeps it live with its
- * heartbeat. Its id is the start id its runs are recorded under, so the
- * runs it owns can be found from the worker.
+ * folder, when there are any.
  */
-export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker> {
-  const { config, store } = deps;
-  const now = deps.now ?? Date.now;
-  const self = thisProcess();
+async function readHosts(config: ThisWorkerDeps['config']): Promise<WorkerHost[]> {
   const [ollamaHosts, openaiHosts, embedded] = await Promise.all([
     Promise.all(
       config.ollamaHosts.map(async (ollamaHost): Promise<WorkerHost> => {
@@ -76,7 +66,33 @@ export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker>
     embeddedHost(config.embedded.modelsDir),
   ]);
   // After the Ollama hosts, so that each configured host keeps its place (server/llm/host-choice.ts reads them by it).
-  const hosts = [...ollamaHosts, ...openaiHosts, ...(embedded ? [embedded] : [])];
+  return [...ollamaHosts, ...openaiHosts, ...(embedded ? [embedded] : [])];
+}
+
+export interface ThisWorkerDeps {
+  config: Pick<Config, 'ollamaHosts' | 'openaiServers' | 'workspaceRoots' | 'workspace' | 'workerConcurrency' | 'workers' | 'embedded'>;
+  store: WorkerStore;
+  /** The runs live in this process now. */
+  runs: () => readonly string[];
+  now?: () => number;
+}
+
+/**
+ * Registers this process as a worker: each of its Ollama hosts, in the order
+ * configured, with the models it has installed (read from its `/api/tags` at
+ * start and again by `refresh`; none when it does not answer, though the
+ * offline baseline is served all the same), then each OpenAI-compatible
+ * server with the models its `/models` listed (named `<server>:<id>`, as runs name them), then the
+ * embedded engine's GGUF files, the
+ * workspaces it reaches and its concurrency; then keeps it live with its
+ * heartbeat. Its id is the start id its runs are recorded under, so the
+ * runs it owns can be found from the worker.
+ */
+export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker> {
+  const { config, store } = deps;
+  const now = deps.now ?? Date.now;
+  const self = thisProcess();
+  let hosts = await readHosts(config);
   const startedAt = now();
   await store.register({
     id: self.start,
@@ -102,8 +118,17 @@ export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker>
   let stopped: Promise<void> | null = null;
   return {
     id: self.start,
-    hosts,
+    get hosts() {
+      return hosts;
+    },
     roots: workerRoots(config),
+    async refresh() {
+      const read = await readHosts(config);
+      if (JSON.stringify(read) === JSON.stringify(hosts)) return null;
+      if (!(await store.serves(self.start, read))) return null;
+      hosts = read;
+      return read;
+    },
     stop() {
       stopped ??= heartbeat.stop().then(() => store.stop(self.start, now()));
       return stopped;

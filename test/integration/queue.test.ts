@@ -6,7 +6,7 @@ import type { RunEvent } from '../../lib/events';
 import { loadConfig } from '../../server/config';
 import { openRuntime, type Runtime } from '../../server/runtime';
 import { startCli } from '../support/cli-process';
-import { startFakeOllama, type FakeOllama, type FakeScript } from '../support/fake-ollama';
+import { DEFAULT_MODELS, startFakeOllama, type FakeOllama, type FakeScript } from '../support/fake-ollama';
 import { APP_ROOT, copyWorkspace, ENDPOINT_TASK, endpointAnswer, plan, startHarness, until } from '../support/harness';
 import { databaseForTest, type TestDatabase } from '../support/postgres';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
@@ -204,6 +204,91 @@ describe('the run queue with worker processes', () => {
     expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(second.id);
     const [lost] = await setup.database.sql<{ lost_at: string | null }>('SELECT lost_at FROM workers WHERE id = $1', [first.id]);
     expect(lost?.lost_at).not.toBeNull();
+  });
+});
+
+describe('runs no worker has', () => {
+  it('a waiting run is offered again when a worker joins: under a parent root, with the model named by another tag', async () => {
+    const setup = await setUp({ models: ['qwen3:8b', 'qwen3:latest'], planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] });
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-parent-'));
+    const nested = path.join(parent, 'repo');
+    fs.renameSync(copyWorkspace(), nested);
+    cleanups.push(() => fs.rmSync(parent, { recursive: true, force: true }));
+    // No worker yet: each is queued under the starter's own root (any directory), which the worker below does not register.
+    const underParent = await setup.starter.registry.start({ task: ENDPOINT_TASK, workspace: nested });
+    const otherTag = await setup.starter.registry.start({ task: ENDPOINT_TASK, model: 'qwen3' });
+    const unserved = await setup.starter.registry.start({ task: ENDPOINT_TASK, model: 'mistral:7b' });
+    for (const run of [underParent.id, otherTag.id, unserved.id]) {
+      await until(`run ${run} to say why it waits`, async () => (await eventsOf(setup.starter, run)).some((e) => e.type === 'run_waiting' && e.reason === 'no_worker'));
+    }
+    await worker(setup, { PLANSCOPE_WORKSPACE_ROOTS: parent });
+    for (const run of [underParent.id, otherTag.id]) {
+      const view = await setup.starter.registry.waitFor(run);
+      expect(view.status).toBe('completed');
+      contiguous(await eventsOf(setup.starter, run));
+    }
+    // The one no live worker serves says so again, for its new reason, with how long it has waited.
+    const waiting = await until('the unserved run to say why it waits now', async () =>
+      (await eventsOf(setup.starter, unserved.id)).find((e) => e.type === 'run_waiting' && e.reason === 'no_worker_for_model'),
+    );
+    expect(waiting).toMatchObject({ message: expect.stringMatching(/mistral:7b.*It has waited \d+ s\./) });
+    expect((await setup.starter.store.getRun(unserved.id))?.status).toBe('queued');
+  });
+
+  it('a run stored with no job (its creator stopped before sending it) is sent by the sweeper, once, and completes', async () => {
+    const setup = await setUp({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] });
+    await worker(setup);
+    // Stored, never sent: what a creator that died between the two leaves.
+    const { id } = await setup.starter.registry.create({ task: ENDPOINT_TASK });
+    const view = await setup.starter.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    const events = await eventsOf(setup.starter, id);
+    contiguous(events);
+    expect(events.filter((e) => e.type === 'run_waiting').map((e) => e.type === 'run_waiting' && e.reason)).toEqual(['not_enqueued']);
+  });
+
+  it('a run found with no job again after the sweeper sent it ends failed (not_enqueued)', async () => {
+    const setup = await setUp({});
+    const { id } = await setup.starter.registry.create({ task: ENDPOINT_TASK });
+    await until('the sweeper to send it', async () => (await eventsOf(setup.starter, id)).some((e) => e.type === 'run_waiting' && e.reason === 'not_enqueued'));
+    await until('its job', () => setup.starter.queue!.hasJob(id));
+    // Its job lost again (no worker took it).
+    await setup.starter.queue!.withdraw(id);
+    const view = await setup.starter.registry.waitFor(id);
+    expect(view.status).toBe('failed');
+    expect(view.error).toMatchObject({ code: 'not_enqueued', message: expect.stringContaining('not sent a third time') });
+    contiguous(await eventsOf(setup.starter, id));
+    expect(await setup.starter.queue!.hasJob(id)).toBe(false);
+  });
+});
+
+describe('a model pulled after a worker started', () => {
+  const replies = { planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer() }] };
+
+  it('is served once a run waits for it: the worker reads its model lists again and takes the run', async () => {
+    const setup = await setUp(replies);
+    await worker(setup);
+    setup.fake.setScript({ ...replies, models: [...DEFAULT_MODELS, 'mistral:7b'] });
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK, model: 'mistral:7b' });
+    const view = await setup.starter.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    contiguous(await eventsOf(setup.starter, id));
+  });
+
+  it('is registered within PLANSCOPE_WORKER_MODELS_REFRESH_MS with no run asking, and a run of it is taken at once', async () => {
+    const setup = await setUp(replies);
+    const w = await worker(setup, { PLANSCOPE_WORKER_MODELS_REFRESH_MS: '1000' });
+    setup.fake.setScript({ ...replies, models: [...DEFAULT_MODELS, 'gemma3:4b'] });
+    await until('the worker to register the new model', async () => {
+      const [row] = await setup.database.sql<{ hosts: string }>('SELECT hosts FROM workers WHERE id = $1', [w.id]);
+      return row?.hosts.includes('gemma3:4b') === true;
+    });
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK, model: 'gemma3:4b' });
+    const view = await setup.starter.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    const events = await eventsOf(setup.starter, id);
+    contiguous(events);
+    expect(events.some((e) => e.type === 'run_waiting')).toBe(false);
   });
 });
 

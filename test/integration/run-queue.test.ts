@@ -98,6 +98,36 @@ describe('the run queue (graphile-worker on PostgreSQL)', () => {
     expect(await queue.hasJob('same-start')).toBe(true);
   });
 
+  it('a runner given other routes while it runs takes the jobs of those from then on, and no longer those left out', async () => {
+    const database = await databaseForTest(cleanups);
+    const queue = await openQueue(database);
+    const { taken, work } = await startWork(queue, [QWEN]);
+    await queue.enqueue('for-llama', LLAMA, 3);
+    await queue.enqueue('for-qwen', QWEN, 3);
+    await until('the job of its route to be taken', () => taken.some((t) => t.runId === 'for-qwen'));
+    await work.serve([LLAMA]);
+    await until('the job of the route added to be taken', () => taken.some((t) => t.runId === 'for-llama'));
+    await queue.enqueue('for-qwen-after', QWEN, 3);
+    await queue.enqueue('for-llama-after', LLAMA, 3);
+    await until('a later job of the route kept to be taken', () => taken.some((t) => t.runId === 'for-llama-after'));
+    expect(await queue.hasJob('for-qwen-after')).toBe(true);
+  });
+
+  it('a waiting job moved to another route keeps its attempts and is taken by that route\'s runner; one moved already is not moved again', async () => {
+    const database = await databaseForTest(cleanups);
+    const queue = await openQueue(database);
+    await queue.enqueue('run-moved', OTHER_ROOT, 3);
+    await database.sql(`UPDATE graphile_worker._private_jobs SET attempts = 1 WHERE key = 'run:run-moved'`);
+    const [waiting] = await queue.waiting(10).then((jobs) => jobs.filter((j) => j.runId === 'run-moved'));
+    // Only jobs of stored runs not ended are offered again: this one names no run.
+    expect(waiting).toBeUndefined();
+    expect(await queue.move('run-moved', taskName(OTHER_ROOT), QWEN)).toBe(true);
+    expect(await queue.move('run-moved', taskName(OTHER_ROOT), QWEN)).toBe(false);
+    const { taken } = await startWork(queue, [QWEN]);
+    await until('the moved job to be taken', () => taken.length === 1);
+    expect(taken).toEqual([{ runId: 'run-moved', attempt: 2 }]);
+  });
+
   it('a job locked by a worker that is gone is taken again at once when released, as its next attempt', async () => {
     const database = await databaseForTest(cleanups);
     const queue = await openQueue(database);

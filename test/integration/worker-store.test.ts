@@ -72,6 +72,20 @@ function describeWorkerStore(name: string, open: () => Promise<WorkerFixture>) {
       await store.close();
     });
 
+    it('records what a worker serves now, its heartbeat and state kept; not for a worker lost or stopped', async () => {
+      await store.workers.register(record());
+      await store.workers.beat('start-a', T0 + 500);
+      const now = [{ host: 'http://127.0.0.1:11434', models: ['qwen3:8b', 'mistral:7b'], reachable: true }];
+      expect(await store.workers.serves('start-a', now)).toBe(true);
+      expect((await store.workers.list())[0]).toMatchObject({ hosts: now, lastBeatAt: T0 + 500, startedAt: T0, lostAt: null, stoppedAt: null });
+      expect(await store.workers.markLost('start-a', T0 + 20_000)).toBe(true);
+      expect(await store.workers.serves('start-a', [])).toBe(false);
+      expect((await store.workers.list())[0]?.hosts).toEqual(now);
+      await store.workers.register(record({ id: 'start-b' }));
+      await store.workers.stop('start-b', T0 + 1);
+      expect(await store.workers.serves('start-b', now)).toBe(false);
+    });
+
     it('registers a worker and lists it as registered, lists and all; a second registration under its id replaces it', async () => {
       await store.workers.register(record());
       await store.workers.register(record({ id: 'start-b', startedAt: T0 + 1, hosts: [], workspaceRoots: ['/'], runs: ['r9'] }));

@@ -1,4 +1,4 @@
-import type { QueueDepth, WorkerRecord, WorkerRecordInput } from '../../../lib/worker';
+import type { QueueDepth, WorkerHost, WorkerRecord, WorkerRecordInput } from '../../../lib/worker';
 import { ANY_HEARTBEAT, toQueueDepths, toWorkerRecord, WORKER_SQL, workerParams, type StoredWorker, type WorkerStore } from '../worker-store';
 import type { PgDatabase } from './database';
 
@@ -12,6 +12,10 @@ export class PgWorkerStore implements WorkerStore {
 
   async beat(id: string, at: number, runs?: readonly string[]): Promise<boolean> {
     return (await this.changed(WORKER_SQL.beat, [id, at, runs === undefined ? null : JSON.stringify(runs)])) > 0;
+  }
+
+  async serves(id: string, hosts: readonly WorkerHost[]): Promise<boolean> {
+    return (await this.changed(WORKER_SQL.serves, [id, JSON.stringify(hosts)])) > 0;
   }
 
   async stop(id: string, at: number): Promise<void> {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { QueueDepth, WorkerRecord, WorkerRecordInput } from '../../../lib/worker';
+import type { QueueDepth, WorkerHost, WorkerRecord, WorkerRecordInput } from '../../../lib/worker';
 import { ANY_HEARTBEAT, toQueueDepths, toWorkerRecord, WORKER_SQL, workerParams, type StoredWorker, type WorkerStore } from '../worker-store';
 
 /** The shared statements' `$n` as SQLite's `?n`, bound by number. */
@@ -22,6 +22,10 @@ export class SqliteWorkerStore implements WorkerStore {
 
   async beat(id: string, at: number, runs?: readonly string[]): Promise<boolean> {
     return prepared(this.db, WORKER_SQL.beat).run(id, at, runs === undefined ? null : JSON.stringify(runs)).changes > 0;
+  }
+
+  async serves(id: string, hosts: readonly WorkerHost[]): Promise<boolean> {
+    return prepared(this.db, WORKER_SQL.serves).run(id, JSON.stringify(hosts)).changes > 0;
   }
 
   async stop(id: string, at: number): Promise<void> {
