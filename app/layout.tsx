@@ -2,6 +2,7 @@ import type { Metadata, Viewport } from 'next';
 import type { ReactNode } from 'react';
 import { Providers } from '@/components/providers';
 import { SiteHeader } from '@/components/site-header';
+import { requestIdentity } from '@/server/http/identity';
 import { THEME_SCRIPT } from '@/components/theme/theme';
 import './globals.css';
 
@@ -18,7 +19,9 @@ export const viewport: Viewport = {
   ],
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+/** Every page says who is looking, and as what: the gate's identity of the request. */
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const identity = await requestIdentity();
   return (
     // The inline script sets the theme on <html> before the first paint; React is told not to mind the attributes it adds.
     <html lang="en" suppressHydrationWarning>
@@ -33,7 +36,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           Skip to content
         </a>
         <Providers>
-          <SiteHeader />
+          <SiteHeader identity={identity} />
           <main id="main" className="mx-auto max-w-[1600px] px-4 py-4">
             {children}
           </main>

@@ -8,6 +8,7 @@ import type { RunEvent } from '@/lib/events';
 import { MAX_ROUNDS } from '@/lib/run-request';
 import { foldRun } from '@/lib/run-state';
 import { OFFLINE_MODEL } from '@/server/config';
+import { requestIdentity } from '@/server/http/identity';
 import { getRuntime } from '@/server/runtime';
 import { traceLink } from '@/server/telemetry/settings';
 import { parseTraceparent } from '@/server/telemetry/trace-context';
@@ -51,7 +52,7 @@ export default async function RunPage({ params }: Params) {
       initialEvents={events}
       head={await openingText(id, events)}
       traceUrl={traceUrl}
-      person={config.person}
+      person={(await requestIdentity()).person}
       imported={imported}
       fork={fork}
       forks={forks.map(toRunSummary)}
