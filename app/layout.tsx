@@ -1,5 +1,6 @@
 import type { Metadata, Viewport } from 'next';
 import type { ReactNode } from 'react';
+import { IdentityProvider } from '@/components/identity';
 import { Providers } from '@/components/providers';
 import { SiteHeader } from '@/components/site-header';
 import { requestIdentity } from '@/server/http/identity';
@@ -36,10 +37,12 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           Skip to content
         </a>
         <Providers>
-          <SiteHeader identity={identity} />
-          <main id="main" className="mx-auto max-w-[1600px] px-4 py-4">
-            {children}
-          </main>
+          <IdentityProvider identity={identity}>
+            <SiteHeader identity={identity} />
+            <main id="main" className="mx-auto max-w-[1600px] px-4 py-4">
+              {children}
+            </main>
+          </IdentityProvider>
         </Providers>
       </body>
     </html>

@@ -1,3 +1,5 @@
+import { mayAct } from '@/lib/roles';
+import { requestIdentity } from '@/server/http/identity';
 import { HealthLine } from '@/components/start/health-line';
 import { McpServersPanel } from '@/components/start/mcp-servers';
 import { ReadPolicyPanel } from '@/components/start/read-policy';
@@ -12,7 +14,7 @@ import { startRun } from './actions';
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-export default function StartPage() {
+export default async function StartPage() {
   const { config } = getRuntime();
   return (
     <div className="grid gap-4 lg:grid-cols-[minmax(22rem,26rem)_minmax(0,1fr)]">
@@ -27,6 +29,7 @@ export default function StartPage() {
           </p>
         </div>
         <HealthLine />
+        {mayAct((await requestIdentity()).role, 'operator') ? (
         <TaskForm
           startRun={startRun}
           defaults={{
@@ -37,6 +40,11 @@ export default function StartPage() {
             maxTaskChars: config.maxTaskChars,
           }}
         />
+        ) : (
+          <p className="text-sm muted" data-testid="start-not-offered">
+            Starting runs needs the operator role; this token may read the runs, evaluations and workers.
+          </p>
+        )}
         <SetupChecksPanel />
         <McpServersPanel />
         <ReadPolicyPanel policy={describeReadPolicy(config.pathPolicy, config.secretScan)} />

@@ -190,4 +190,28 @@ test.describe('roles', () => {
     await page.goto(`${server.url}/runs?token=${secrets.operator}`);
     await expect(page.getByTestId('identity')).toHaveText('operator-person · operator');
   });
+
+  test('what a role may not do is not offered: a viewer is shown no start form, import, fork, cancel or verdict; an admin all of them', async ({ page }) => {
+    await page.goto(`${server.url}/?token=${secrets.viewer}`);
+    await expect(page.getByTestId('identity')).toHaveText('viewer-person · viewer');
+    await expect(page.getByTestId('start-not-offered')).toBeVisible();
+    await expect(page.getByTestId('task-input')).toHaveCount(0);
+    await page.goto(`${server.url}/runs`);
+    await expect(page.getByTestId('runs-table').or(page.getByRole('table')).first()).toBeVisible();
+    await expect(page.getByTestId('import-bundle')).toHaveCount(0);
+    await page.goto(`${server.url}/runs/${finishedRun}`);
+    await expect(page.getByTestId('run-status')).toHaveText(/completed/);
+    await expect(page.getByTestId('human-verdicts').first()).toContainText('verdicts need the reviewer role');
+    await expect(page.getByTestId('give-verdict')).toHaveCount(0);
+    await expect(page.getByRole('button', { name: /^Fork from here/ })).toHaveCount(0);
+
+    await page.goto(`${server.url}/runs/${finishedRun}?token=${TOKEN}`);
+    await expect(page.getByTestId('identity')).toHaveText('token · admin');
+    await expect(page.getByTestId('give-verdict').first()).toBeVisible();
+    await expect(page.getByRole('button', { name: /^Fork from here/ }).first()).toBeVisible();
+    await page.goto(`${server.url}/runs`);
+    await expect(page.getByTestId('import-bundle')).toHaveCount(1);
+    await page.goto(`${server.url}/`);
+    await expect(page.getByTestId('task-input')).toBeVisible();
+  });
 });

@@ -1,5 +1,6 @@
 'use client';
 
+import { useMay } from '../identity';
 import { useState } from 'react';
 import { givenBy, HumanVerdict, historyOf, isLocalVerdict, MAX_NOTE_CHARS, verdictsOn, type HumanVerdictEntry, type HumanVerdictsView } from '@/lib/human-verdict';
 import { formatTimestamp, isoOf } from '../format';
@@ -56,6 +57,7 @@ export function VerdictBar({
   showKeys?: boolean;
 }) {
   const [note, setNote] = useState('');
+  const mayJudge = useMay('reviewer');
   const current = verdictsOn(verdicts, claim);
   const history = historyOf(verdicts, claim);
   const mine = current.find((v) => v.by === person && isLocalVerdict(v)) ?? null;
@@ -68,9 +70,10 @@ export function VerdictBar({
     <div className="mt-2 rounded border border-violet-200 bg-violet-50/60 px-2 py-1.5 text-[11px] dark:border-violet-900 dark:bg-violet-950/30" data-testid="human-verdicts" data-claim={claim ?? 'answer'}>
       <div role="group" aria-label={`Your verdict on ${what}`} className="flex flex-wrap items-center gap-1">
         <span className="mr-1 font-medium text-violet-900 dark:text-violet-200">
-          People<span className="font-normal muted"> · you are {person}:</span>
+          People<span className="font-normal muted"> · you are {person}{mayJudge ? ':' : ' (a viewer: verdicts need the reviewer role)'}</span>
         </span>
-        {HumanVerdict.options.map((verdict) => (
+        {mayJudge &&
+          HumanVerdict.options.map((verdict) => (
           <button
             key={verdict}
             type="button"
@@ -92,6 +95,7 @@ export function VerdictBar({
             )}
           </button>
         ))}
+        {mayJudge && (
         <input
           type="text"
           aria-label={`Note with your verdict on ${what} (optional)`}
@@ -101,6 +105,7 @@ export function VerdictBar({
           onChange={(e) => setNote(e.target.value)}
           className="field ml-1 h-6 min-w-[8rem] flex-1 py-0 text-[11px]"
         />
+        )}
       </div>
       {error && (
         <p role="alert" className="mt-1 text-red-800 dark:text-red-300">
