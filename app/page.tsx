@@ -30,16 +30,16 @@ export default async function StartPage() {
         </div>
         <HealthLine />
         {mayAct((await requestIdentity()).role, 'operator') ? (
-        <TaskForm
-          startRun={startRun}
-          defaults={{
-            defaultModel: config.model,
-            offlineModel: OFFLINE_MODEL,
-            workspace: config.workspace,
-            maxRounds: config.limits.maxRounds,
-            maxTaskChars: config.maxTaskChars,
-          }}
-        />
+          <TaskForm
+            startRun={startRun}
+            defaults={{
+              defaultModel: config.model,
+              offlineModel: OFFLINE_MODEL,
+              workspace: config.workspace,
+              maxRounds: config.limits.maxRounds,
+              maxTaskChars: config.maxTaskChars,
+            }}
+          />
         ) : (
           <p className="text-sm muted" data-testid="start-not-offered">
             Starting runs needs the operator role; this token may read the runs, evaluations and workers.

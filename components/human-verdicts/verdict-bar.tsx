@@ -74,37 +74,37 @@ export function VerdictBar({
         </span>
         {mayJudge &&
           HumanVerdict.options.map((verdict) => (
-          <button
-            key={verdict}
-            type="button"
-            data-testid="give-verdict"
-            data-verdict={verdict}
-            aria-pressed={mine?.verdict === verdict}
-            disabled={sending}
-            onClick={() => void choose(verdict)}
-            className={`inline-flex h-6 items-center gap-1 rounded border px-1.5 font-medium disabled:opacity-60 ${
-              mine?.verdict === verdict ? LOOK[verdict].on : 'border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 dark:border-zinc-600 dark:bg-zinc-800 dark:text-zinc-100 dark:hover:bg-zinc-700'
-            }`}
-          >
-            <span aria-hidden>{LOOK[verdict].icon}</span>
-            {verdict}
-            {showKeys && (
-              <kbd aria-hidden className="ml-0.5 font-mono text-[10px] opacity-80">
-                {LOOK[verdict].key}
-              </kbd>
-            )}
-          </button>
-        ))}
+            <button
+              key={verdict}
+              type="button"
+              data-testid="give-verdict"
+              data-verdict={verdict}
+              aria-pressed={mine?.verdict === verdict}
+              disabled={sending}
+              onClick={() => void choose(verdict)}
+              className={`inline-flex h-6 items-center gap-1 rounded border px-1.5 font-medium disabled:opacity-60 ${
+                mine?.verdict === verdict ? LOOK[verdict].on : 'border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 dark:border-zinc-600 dark:bg-zinc-800 dark:text-zinc-100 dark:hover:bg-zinc-700'
+              }`}
+            >
+              <span aria-hidden>{LOOK[verdict].icon}</span>
+              {verdict}
+              {showKeys && (
+                <kbd aria-hidden className="ml-0.5 font-mono text-[10px] opacity-80">
+                  {LOOK[verdict].key}
+                </kbd>
+              )}
+            </button>
+          ))}
         {mayJudge && (
-        <input
-          type="text"
-          aria-label={`Note with your verdict on ${what} (optional)`}
-          placeholder="note (optional)"
-          maxLength={MAX_NOTE_CHARS}
-          value={note}
-          onChange={(e) => setNote(e.target.value)}
-          className="field ml-1 h-6 min-w-[8rem] flex-1 py-0 text-[11px]"
-        />
+          <input
+            type="text"
+            aria-label={`Note with your verdict on ${what} (optional)`}
+            placeholder="note (optional)"
+            maxLength={MAX_NOTE_CHARS}
+            value={note}
+            onChange={(e) => setNote(e.target.value)}
+            className="field ml-1 h-6 min-w-[8rem] flex-1 py-0 text-[11px]"
+          />
         )}
       </div>
       {error && (
