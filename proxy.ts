@@ -1,13 +1,15 @@
-import type { NextRequest } from 'next/server';
-import { gate } from './server/http/gate';
+import { NextResponse, type NextRequest } from 'next/server';
+import { gate, withIdentity } from './server/http/gate';
 
 /**
  * The web surface's gate (Next 16's renamed middleware), in front of every
  * page, server action and API route but the bundle import: see
- * server/http/gate.ts for what it lets through.
+ * server/http/gate.ts for what it lets through, and as whom.
  */
-export function proxy(request: NextRequest): Response | undefined {
-  return gate(request);
+export async function proxy(request: NextRequest): Promise<Response> {
+  const admitted = await gate(request);
+  if (admitted instanceof Response) return admitted;
+  return NextResponse.next({ request: { headers: withIdentity(request.headers, admitted) } });
 }
 
 export const config = {

@@ -3,6 +3,7 @@
 import type { StartRunOutcome } from '@/lib/api';
 import { RunRequestField } from '@/lib/run-request';
 import { actionOutcome } from '@/server/errors';
+import { requireRole } from '@/server/http/identity';
 import { getRuntime } from '@/server/runtime';
 
 /** The request's optional fields the form may send; the start page shows the workspace, it does not choose it, and forks start from a run's page. */
@@ -21,6 +22,7 @@ export async function startRun(formData: FormData): Promise<StartRunOutcome> {
     if (typeof value === 'string' && value.trim() !== '') input[key] = value;
   }
   return actionOutcome('startRun', 'The run could not be started', async () => {
+    await requireRole('operator', 'starting runs');
     const { id } = await getRuntime().registry.start(input);
     return { ok: true as const, id };
   });

@@ -1,7 +1,9 @@
 import type { Metadata, Viewport } from 'next';
 import type { ReactNode } from 'react';
+import { IdentityProvider } from '@/components/identity';
 import { Providers } from '@/components/providers';
 import { SiteHeader } from '@/components/site-header';
+import { requestIdentity } from '@/server/http/identity';
 import { THEME_SCRIPT } from '@/components/theme/theme';
 import './globals.css';
 
@@ -18,7 +20,9 @@ export const viewport: Viewport = {
   ],
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+/** Every page says who is looking, and as what: the gate's identity of the request. */
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const identity = await requestIdentity();
   return (
     // The inline script sets the theme on <html> before the first paint; React is told not to mind the attributes it adds.
     <html lang="en" suppressHydrationWarning>
@@ -33,10 +37,12 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           Skip to content
         </a>
         <Providers>
-          <SiteHeader />
-          <main id="main" className="mx-auto max-w-[1600px] px-4 py-4">
-            {children}
-          </main>
+          <IdentityProvider identity={identity}>
+            <SiteHeader identity={identity} />
+            <main id="main" className="mx-auto max-w-[1600px] px-4 py-4">
+              {children}
+            </main>
+          </IdentityProvider>
         </Providers>
       </body>
     </html>

@@ -1,3 +1,5 @@
+import { mayAct } from '@/lib/roles';
+import { requestIdentity } from '@/server/http/identity';
 import { HealthLine } from '@/components/start/health-line';
 import { McpServersPanel } from '@/components/start/mcp-servers';
 import { ReadPolicyPanel } from '@/components/start/read-policy';
@@ -12,7 +14,7 @@ import { startRun } from './actions';
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-export default function StartPage() {
+export default async function StartPage() {
   const { config } = getRuntime();
   return (
     <div className="grid gap-4 lg:grid-cols-[minmax(22rem,26rem)_minmax(0,1fr)]">
@@ -27,16 +29,22 @@ export default function StartPage() {
           </p>
         </div>
         <HealthLine />
-        <TaskForm
-          startRun={startRun}
-          defaults={{
-            defaultModel: config.model,
-            offlineModel: OFFLINE_MODEL,
-            workspace: config.workspace,
-            maxRounds: config.limits.maxRounds,
-            maxTaskChars: config.maxTaskChars,
-          }}
-        />
+        {mayAct((await requestIdentity()).role, 'operator') ? (
+          <TaskForm
+            startRun={startRun}
+            defaults={{
+              defaultModel: config.model,
+              offlineModel: OFFLINE_MODEL,
+              workspace: config.workspace,
+              maxRounds: config.limits.maxRounds,
+              maxTaskChars: config.maxTaskChars,
+            }}
+          />
+        ) : (
+          <p className="text-sm muted" data-testid="start-not-offered">
+            Starting runs needs the operator role; this token may read the runs, evaluations and workers.
+          </p>
+        )}
         <SetupChecksPanel />
         <McpServersPanel />
         <ReadPolicyPanel policy={describeReadPolicy(config.pathPolicy, config.secretScan)} />

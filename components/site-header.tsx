@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
+import type { Identity } from '@/lib/roles';
 import { KeyHelp } from './keyboard/key-help';
 import { ThemeToggle } from './theme/theme-toggle';
 
@@ -19,7 +20,7 @@ const NAV = [
  * rendered on the server) competes with both. Elsewhere they prefetch as
  * usual.
  */
-export function SiteHeader() {
+export function SiteHeader({ identity }: { identity: Identity }) {
   const pathname = usePathname() ?? '/';
   const prefetch = /^\/runs\/[^/]+$/.test(pathname) ? false : undefined;
   return (
@@ -55,6 +56,9 @@ export function SiteHeader() {
           plan → validate → execute (MCP) → answer → check
         </span>
         <div className="ml-auto flex items-center gap-2 xl:ml-0">
+          <span className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="identity" title="Who this dashboard acts as, and the role of the token">
+            {identity.person} · {identity.role}
+          </span>
           <ThemeToggle />
           <KeyHelp />
         </div>

@@ -134,6 +134,12 @@ export const RequestErrorCode = z.enum([
   'server_busy',
   /** A request that would change state, made with PLANSCOPE_READ_TOKEN, which may only read. */
   'read_only',
+  /** A request beyond the role of the token that made it (a viewer's verdict, a reviewer's run, an operator's import). */
+  'role_forbidden',
+  /** No named token has that name or id (revoking one). */
+  'token_not_found',
+  /** A named token of that name exists already. */
+  'token_name_taken',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

@@ -16,6 +16,7 @@ import type { EvalStore } from './store/eval-store';
 import type { ReplayStore } from './store/replay-store';
 import type { RunStore } from './store/run-store';
 import type { SuiteStore } from './store/suite-store';
+import type { TokenStore } from './store/token-store';
 import type { WorkerStore } from './store/worker-store';
 import { openStores } from './store/stores';
 import { startTelemetry, type Telemetry } from './telemetry';
@@ -52,6 +53,8 @@ export interface Runtime {
   bundleChecks: BundleCheckPool;
   /** The processes that take runs (this one among them), and their heartbeats. */
   workers: WorkerStore;
+  /** The named tokens people and machines are given; the gate identifies requests by them. */
+  tokens: TokenStore;
   /** Settles once this process is registered as a worker (each Ollama host's models read); null when that failed. */
   worker: Promise<ThisWorker | null>;
   /** The run queue in PostgreSQL; null with SQLite, where every process runs the runs it starts. */
@@ -193,6 +196,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
     suites: stores.suites,
     bundleChecks,
     workers: stores.workers,
+    tokens: stores.tokens,
     worker,
     queue,
     telemetry,

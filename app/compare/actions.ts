@@ -4,6 +4,9 @@ import { redirect } from 'next/navigation';
 import { RunRequestField } from '@/lib/run-request';
 import { foldRun } from '@/lib/run-state';
 import { isRequestError } from '@/server/errors';
+import { mayAct } from '@/lib/roles';
+import { roleRefusal } from '@/server/http/gate';
+import { requestIdentity } from '@/server/http/identity';
 import { getRuntime } from '@/server/runtime';
 
 /**
@@ -15,6 +18,8 @@ export async function startCounterpart(formData: FormData): Promise<void> {
   const a = String(formData.get('a') ?? '');
   const { store, registry } = getRuntime();
   const back = (message: string) => `/compare?a=${encodeURIComponent(a)}&error=${encodeURIComponent(message)}`;
+  const identity = await requestIdentity();
+  if (!mayAct(identity.role, 'operator')) redirect(back(`role_forbidden: ${roleRefusal(identity, 'operator', 'starting runs')}`));
   const row = await store.getRun(a);
   if (!row) redirect(`/compare?error=${encodeURIComponent(`There is no run ${a}.`)}`);
   // A bundle's workspace path is another machine's words: shown, never used.

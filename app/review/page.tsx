@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { ReviewQueue } from '@/components/review/review-queue';
 import { toRunSummary } from '@/lib/api';
 import { parseRunFilter } from '@/lib/run-filter';
+import { requestIdentity } from '@/server/http/identity';
 import { getRuntime } from '@/server/runtime';
 
 export const metadata: Metadata = { title: 'Review queue' };
@@ -20,7 +21,7 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
  * model's runs or one task's; one that does not parse is ignored.
  */
 export default async function ReviewPage({ searchParams }: Props) {
-  const { store, config } = getRuntime();
+  const { store } = getRuntime();
   const params = await searchParams;
   const blind = params.blind === '1';
   const given = new URLSearchParams(Object.entries(params).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : [])));
@@ -39,7 +40,7 @@ export default async function ReviewPage({ searchParams }: Props) {
           <kbd className="kbd">u</kbd> correct, incorrect, unsure.
         </p>
       </div>
-      <ReviewQueue queue={rows.map(toRunSummary)} person={config.person} blind={blind} />
+      <ReviewQueue queue={rows.map(toRunSummary)} person={(await requestIdentity()).person} blind={blind} />
     </div>
   );
 }

@@ -1,5 +1,7 @@
 import type { Metadata } from 'next';
 import { ImportBundle } from '@/components/run-list/import-bundle';
+import { mayAct } from '@/lib/roles';
+import { requestIdentity } from '@/server/http/identity';
 import { RunFilters } from '@/components/run-list/run-filters';
 import { RunsTable } from '@/components/run-list/runs-table';
 import { isFiltered, parseRunFilter } from '@/lib/run-filter';
@@ -22,7 +24,7 @@ export default async function RunsPage({ searchParams }: Props) {
     <div className="space-y-3">
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-base font-semibold">Runs</h1>
-        <ImportBundle />
+        {mayAct((await requestIdentity()).role, 'admin') && <ImportBundle />}
       </div>
       {/* The form keeps the filter asked for while the address catches up, and takes one it did not ask for (Back, a link). */}
       <RunFilters filter={filter} models={models} />

@@ -1,7 +1,6 @@
 import type { Metadata } from 'next';
-import { cookies, headers } from 'next/headers';
 import { WorkersView } from '@/components/workers/workers-view';
-import { seesMachineDetails, TOKEN_COOKIE } from '@/server/http/gate';
+import { seesMachineDetails } from '@/server/http/identity';
 import { getRuntime } from '@/server/runtime';
 import { workersView } from '@/server/workers/view';
 
@@ -12,7 +11,7 @@ export const metadata: Metadata = { title: 'Workers' };
 /** The processes that take runs and the runs waiting for one; refreshed through `GET /api/workers`. */
 export default async function WorkersPage() {
   const { workers, config } = getRuntime();
-  const details = seesMachineDetails(await headers(), (await cookies()).get(TOKEN_COOKIE)?.value);
+  const details = await seesMachineDetails();
   const initial = await workersView(workers, config.workers, details);
   return (
     <div className="space-y-3">

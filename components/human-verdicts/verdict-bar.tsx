@@ -1,5 +1,6 @@
 'use client';
 
+import { useMay } from '../identity';
 import { useState } from 'react';
 import { givenBy, HumanVerdict, historyOf, isLocalVerdict, MAX_NOTE_CHARS, verdictsOn, type HumanVerdictEntry, type HumanVerdictsView } from '@/lib/human-verdict';
 import { formatTimestamp, isoOf } from '../format';
@@ -56,6 +57,7 @@ export function VerdictBar({
   showKeys?: boolean;
 }) {
   const [note, setNote] = useState('');
+  const mayJudge = useMay('reviewer');
   const current = verdictsOn(verdicts, claim);
   const history = historyOf(verdicts, claim);
   const mine = current.find((v) => v.by === person && isLocalVerdict(v)) ?? null;
@@ -68,39 +70,42 @@ export function VerdictBar({
     <div className="mt-2 rounded border border-violet-200 bg-violet-50/60 px-2 py-1.5 text-[11px] dark:border-violet-900 dark:bg-violet-950/30" data-testid="human-verdicts" data-claim={claim ?? 'answer'}>
       <div role="group" aria-label={`Your verdict on ${what}`} className="flex flex-wrap items-center gap-1">
         <span className="mr-1 font-medium text-violet-900 dark:text-violet-200">
-          People<span className="font-normal muted"> · you are {person}:</span>
+          People<span className="font-normal muted"> · you are {person}{mayJudge ? ':' : ' (a viewer: verdicts need the reviewer role)'}</span>
         </span>
-        {HumanVerdict.options.map((verdict) => (
-          <button
-            key={verdict}
-            type="button"
-            data-testid="give-verdict"
-            data-verdict={verdict}
-            aria-pressed={mine?.verdict === verdict}
-            disabled={sending}
-            onClick={() => void choose(verdict)}
-            className={`inline-flex h-6 items-center gap-1 rounded border px-1.5 font-medium disabled:opacity-60 ${
-              mine?.verdict === verdict ? LOOK[verdict].on : 'border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 dark:border-zinc-600 dark:bg-zinc-800 dark:text-zinc-100 dark:hover:bg-zinc-700'
-            }`}
-          >
-            <span aria-hidden>{LOOK[verdict].icon}</span>
-            {verdict}
-            {showKeys && (
-              <kbd aria-hidden className="ml-0.5 font-mono text-[10px] opacity-80">
-                {LOOK[verdict].key}
-              </kbd>
-            )}
-          </button>
-        ))}
-        <input
-          type="text"
-          aria-label={`Note with your verdict on ${what} (optional)`}
-          placeholder="note (optional)"
-          maxLength={MAX_NOTE_CHARS}
-          value={note}
-          onChange={(e) => setNote(e.target.value)}
-          className="field ml-1 h-6 min-w-[8rem] flex-1 py-0 text-[11px]"
-        />
+        {mayJudge &&
+          HumanVerdict.options.map((verdict) => (
+            <button
+              key={verdict}
+              type="button"
+              data-testid="give-verdict"
+              data-verdict={verdict}
+              aria-pressed={mine?.verdict === verdict}
+              disabled={sending}
+              onClick={() => void choose(verdict)}
+              className={`inline-flex h-6 items-center gap-1 rounded border px-1.5 font-medium disabled:opacity-60 ${
+                mine?.verdict === verdict ? LOOK[verdict].on : 'border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 dark:border-zinc-600 dark:bg-zinc-800 dark:text-zinc-100 dark:hover:bg-zinc-700'
+              }`}
+            >
+              <span aria-hidden>{LOOK[verdict].icon}</span>
+              {verdict}
+              {showKeys && (
+                <kbd aria-hidden className="ml-0.5 font-mono text-[10px] opacity-80">
+                  {LOOK[verdict].key}
+                </kbd>
+              )}
+            </button>
+          ))}
+        {mayJudge && (
+          <input
+            type="text"
+            aria-label={`Note with your verdict on ${what} (optional)`}
+            placeholder="note (optional)"
+            maxLength={MAX_NOTE_CHARS}
+            value={note}
+            onChange={(e) => setNote(e.target.value)}
+            className="field ml-1 h-6 min-w-[8rem] flex-1 py-0 text-[11px]"
+          />
+        )}
       </div>
       {error && (
         <p role="alert" className="mt-1 text-red-800 dark:text-red-300">

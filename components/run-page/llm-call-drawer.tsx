@@ -1,5 +1,6 @@
 'use client';
 
+import { useMay } from '../identity';
 import { useMemo, useState, type ReactNode } from 'react';
 import { z } from 'zod';
 import { formatCallOptions } from '@/lib/call-options';
@@ -41,6 +42,7 @@ export function LlmCallDrawer({
   /** Starts a fork of this run; null where the run cannot be forked from the page. */
   forkRun?: ForkFrom['forkRun'] | null;
 }) {
+  const mayReplay = useMay('operator');
   return (
     <Drawer
       open={call !== null}
@@ -61,7 +63,7 @@ export function LlmCallDrawer({
     >
       {call && (
         <div className="flex h-full min-h-0 flex-col">
-          {call.finishedAt !== null && (
+          {call.finishedAt !== null && mayReplay && (
             // In the body, after Close: the dialog's first focus stays on Close.
             <div className="flex shrink-0 items-center gap-2 border-b border-zinc-200 px-4 py-1.5 dark:border-zinc-800">
               <button type="button" className="btn" data-testid="replay-toggle" aria-pressed={replaying} onClick={() => onReplayingChange(!replaying)}>

@@ -1,5 +1,6 @@
 'use client';
 
+import { useMay } from '../identity';
 import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
@@ -35,6 +36,7 @@ export function OutcomeHeader({
   imported?: RunImport | null;
 }) {
   const live = !isTerminal(view.status);
+  const mayCancel = useMay('operator');
   const now = useNow(live);
   const duration = runDurationMs(view, now ?? undefined);
   const llm = aggregateCalls(view.llmCalls);
@@ -66,6 +68,7 @@ export function OutcomeHeader({
         <ConnectionIndicator state={connection} eventCount={view.lastSeq} />
         <div className="ml-auto flex flex-wrap items-center gap-2">
           {live &&
+            mayCancel &&
             (confirming && cancel.isIdle ? (
               // A cancel cannot be taken back once sent: one more click, with a way out, before it is.
               <span role="group" aria-label="Cancel this run?" className="flex items-center gap-1.5" data-testid="cancel-confirm">

@@ -1,5 +1,6 @@
 'use client';
 
+import { useMay } from '../identity';
 import { useCallback, useMemo, useState } from 'react';
 import type { RunImport } from '@/lib/bundle';
 import type { CheckedCitation } from '@/lib/checker';
@@ -64,6 +65,7 @@ export function RunView({
   /** What deciding on a waiting plan needs; null where it cannot be decided from the page. */
   approval?: ApprovalSettings | null;
 }) {
+  const mayMakeCases = useMay('reviewer');
   const { view, connection, streamError, fold } = useRunEvents(runId, initialEvents);
   const verdict = useGiveVerdict(runId, fold);
   const [selection, setSelection] = useState<ObservationSelection | null>(null);
@@ -112,7 +114,7 @@ export function RunView({
       <OutcomeHeader runId={runId} view={view} connection={connection} traceUrl={traceUrl} imported={imported} />
       <ForkLineage runId={runId} forkedFrom={view.forkedFrom} claimedForkedFrom={view.imported?.claimedForkedFrom ?? null} forks={forks} />
       <ResumeNote resumes={view.resumes} />
-      {!live && view.answer !== null && (
+      {!live && view.answer !== null && mayMakeCases && (
         <div>
           <SaveCase runId={runId} view={view} />
         </div>

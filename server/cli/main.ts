@@ -11,6 +11,7 @@ import { commandConfig, commandRuntime } from './command-config';
 import { RequestError } from '../errors';
 import { describeAllowedWorkspaces } from '../runs/workspace';
 import { BundleFileError, bundleCommand } from './bundle-commands';
+import { TOKEN_USAGE, tokenCommand } from './token-commands';
 import type { Runtime } from '../runtime';
 import { doctorCommand } from './doctor';
 import { approveOnTerminal } from './approve';
@@ -49,6 +50,7 @@ const USAGE = [
   '       npm run planscope -- export <run id> > run.bundle.json',
   '       npm run planscope -- import <file>',
   '       npm run planscope -- doctor [--json]',
+  ...TOKEN_USAGE,
 ].join('\n');
 
 function fail(reason: string): never {
@@ -132,6 +134,8 @@ function commandRequest(positionals: string[], values: CliValues): RunRequest {
 }
 
 async function main(): Promise<number> {
+  // `token` takes flags of its own (--name, --role), which no other command does.
+  if (process.argv[2] === 'token') return tokenCommand(process.argv.slice(3), commandConfig(fail), fail);
   const { values, positionals } = parseCli(process.argv.slice(2));
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);

@@ -1,8 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { NextResponse, type NextRequest } from 'next/server';
+import { LOCAL_PERSON } from '../../lib/person';
+import { mayAct, type Identity, type Role } from '../../lib/roles';
 import { isLoopback, loadConfig } from '../config';
 import { RequestError } from '../errors';
+import { NAMED_TOKEN_PREFIX, type TokenStore } from '../store/token-store';
 import { refusalResponse } from './respond';
+import { writeRoleOf } from './route-roles';
 
 /**
  * The web surface's gate: proxy.ts (Next 16's renamed middleware) runs it in
@@ -16,7 +20,13 @@ import { refusalResponse } from './respond';
  *   not stay in the address bar or the history. A missing or wrong token
  *   gets 401: JSON under /api, a plain page elsewhere. PLANSCOPE_READ_TOKEN,
  *   beside it, is taken the same ways and may only read (GET, HEAD): anything
- *   else it sends is 403 `read_only`.
+ *   else it sends is 403 `read_only`. Named tokens (`planscope token create`,
+ *   kept hashed in the store) are taken the same ways, each with its role
+ *   (lib/roles.ts): a write beyond it is 403 `role_forbidden`, by the table in
+ *   route-roles.ts; a server action checks its own role (identity.ts).
+ * - The request goes on with who it acts as (PERSON_HEADER, ROLE_HEADER):
+ *   PLANSCOPE_TOKEN is the admin PLANSCOPE_TOKEN_NAME, a named token its
+ *   name and role, and without a token everyone is the admin `local`.
  * - Without a token the server listens on loopback only, and answers only
  *   requests addressed to a loopback name: a web page whose DNS name is
  *   rebound to 127.0.0.1 (DNS rebinding) would otherwise be same-origin
@@ -29,50 +39,61 @@ import { refusalResponse } from './respond';
 
 /** The cookie the token is kept in; server components read it their own way (`cookies()`). */
 export const TOKEN_COOKIE = 'planscope_token';
+/** Who a request acts as, set by the gate on the request it lets through (whatever the client sent under these names is replaced). */
+export const PERSON_HEADER = 'x-planscope-person';
+export const ROLE_HEADER = 'x-planscope-role';
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const TOKEN_PARAM = 'token';
 const COOKIE_MAX_AGE_S = 30 * 24 * 3600;
+/** The name PLANSCOPE_READ_TOKEN's requests go by (it cannot act, so the name is only shown). */
+const READ_TOKEN_PERSON = 'read-token';
 
 interface GateSettings {
   token: string | null;
   readToken: string | null;
   hostname: string;
+  person: string;
 }
 
 let settings: GateSettings | null = null;
 
 /** Read once: the configuration does not change while the server runs (an invalid one stopped it at start). */
 function gateSettings(): GateSettings {
-  settings ??= (({ token, readToken, hostname }) => ({ token, readToken, hostname }))(loadConfig());
+  settings ??= (({ token, readToken, hostname, person }) => ({ token, readToken, hostname, person }))(loadConfig());
   return settings;
 }
 
-/** What a presented secret grants: everything (PLANSCOPE_TOKEN), reading (PLANSCOPE_READ_TOKEN), or nothing. */
-function accessOf(presented: string, { token, readToken }: GateSettings): 'full' | 'read' | null {
-  if (token !== null && sameSecret(presented, token)) return 'full';
-  if (readToken !== null && sameSecret(presented, readToken)) return 'read';
-  return null;
+/** A presented secret's owner: PLANSCOPE_TOKEN (admin), PLANSCOPE_READ_TOKEN (viewer), a named token, or nobody. */
+interface Holder extends Identity {
+  readToken: boolean;
+}
+
+async function holderOf(presented: string, { token, readToken, person }: GateSettings): Promise<Holder | null> {
+  if (token !== null && sameSecret(presented, token)) return { person, role: 'admin', readToken: false };
+  if (readToken !== null && sameSecret(presented, readToken)) return { person: READ_TOKEN_PERSON, role: 'viewer', readToken: true };
+  if (!presented.startsWith(NAMED_TOKEN_PREFIX)) return null;
+  const named = await namedTokens()?.identify(presented);
+  return named ? { person: named.name, role: named.role, readToken: false } : null;
 }
 
 /**
- * Whether a request that passed the gate may see the machines behind the server (workers' host names, pids,
- * Ollama URLs and workspace roots): one with PLANSCOPE_TOKEN, or any when there is no token (loopback only).
- * One with PLANSCOPE_READ_TOKEN sees the rest without them.
+ * The named tokens, from the server's runtime (made at start by instrumentation.ts, on `globalThis`): the gate
+ * does not open the store itself, so the proxy's bundle holds no database driver. Before the runtime exists no
+ * named token is known.
  */
-export function seesMachineDetails(headers: { get(name: string): string | null }, cookieToken: string | undefined): boolean {
-  const current = gateSettings();
-  if (current.token === null) return true;
-  const presented = bearerToken(headers.get('authorization')) ?? cookieToken ?? null;
-  return presented !== null && accessOf(presented, current) === 'full';
+function namedTokens(): TokenStore | undefined {
+  return (globalThis as { __planscopeRuntime?: { tokens: TokenStore } }).__planscopeRuntime?.tokens;
 }
 
-/** The gate's answer to a request it refuses (or redirects), or `undefined` for one that may go on. */
-export function gate(request: NextRequest): Response | undefined {
-  return admit(request) ?? refuseAddress(request);
+/** The gate's answer to a request it refuses (or redirects), or who the request acts as when it may go on. */
+export async function gate(request: NextRequest): Promise<Response | Identity> {
+  const admitted = await admit(request);
+  if (admitted instanceof Response) return admitted;
+  return refuseAddress(request) ?? admitted;
 }
 
-/** Who may talk to the server at all: the token, the host name, the origin of a write. */
-function admit(request: NextRequest): Response | undefined {
+/** Who may talk to the server at all (the token, the host name, the origin of a write), and as whom. */
+async function admit(request: NextRequest): Promise<Response | Identity> {
   const current = gateSettings();
   const { token, hostname } = current;
   if (crossSiteWrite(request)) {
@@ -80,13 +101,13 @@ function admit(request: NextRequest): Response | undefined {
     return refuse(request, 'Cross-site requests that change state are refused; use the dashboard or call the API directly.');
   }
   if (token === null) {
-    if (addressedToUs(request.headers.get('host'), hostname)) return undefined;
+    if (addressedToUs(request.headers.get('host'), hostname)) return { person: LOCAL_PERSON, role: 'admin' };
     return refuse(request, `This planscope answers only on ${hostname} (set PLANSCOPE_TOKEN to serve it under other names).`);
   }
 
   const offered = request.nextUrl.searchParams.get(TOKEN_PARAM);
   if (offered !== null && !isApi(request)) {
-    if (accessOf(offered, current) === null) return refuse(request, 'The token in the address is not this server\'s PLANSCOPE_TOKEN.');
+    if ((await holderOf(offered, current)) === null) return refuse(request, 'The token in the address is not one of this server\'s tokens.');
     const clean = request.nextUrl.clone();
     clean.searchParams.delete(TOKEN_PARAM);
     const response = NextResponse.redirect(clean, 303);
@@ -102,20 +123,43 @@ function admit(request: NextRequest): Response | undefined {
   }
 
   const presented = bearerToken(request.headers.get('authorization')) ?? request.cookies.get(TOKEN_COOKIE)?.value ?? null;
-  const access = presented === null ? null : accessOf(presented, current);
-  if (access === 'full') return undefined;
-  if (access === 'read') {
-    if (READ_METHODS.has(request.method)) return undefined;
-    const message = 'This token (PLANSCOPE_READ_TOKEN) may only read; starting, cancelling, deciding and judging need PLANSCOPE_TOKEN.';
-    if (isApi(request)) return refusalResponse(new RequestError('read_only', message), { 'Cache-Control': 'no-store' });
-    return plainPage(403, 'Forbidden', message, { 'Cache-Control': 'no-store' });
+  const holder = presented === null ? null : await holderOf(presented, current);
+  if (holder === null) {
+    return refuse(
+      request,
+      presented === null
+        ? 'This planscope requires a token: send Authorization: Bearer <token>, or open a page with ?token=<token> once.'
+        : 'The token is not one of this server\'s tokens (PLANSCOPE_TOKEN, PLANSCOPE_READ_TOKEN, or one made by `planscope token create` and not revoked).',
+    );
   }
-  return refuse(
-    request,
-    presented === null
-      ? 'This planscope requires a token: send Authorization: Bearer <PLANSCOPE_TOKEN>, or open a page with ?token=<PLANSCOPE_TOKEN> once.'
-      : 'The token is not this server\'s PLANSCOPE_TOKEN.',
-  );
+  const identity: Identity = { person: holder.person, role: holder.role };
+  if (READ_METHODS.has(request.method)) return identity;
+  if (holder.readToken) {
+    return forbid(request, 'read_only', 'This token (PLANSCOPE_READ_TOKEN) may only read; starting, cancelling, deciding and judging need PLANSCOPE_TOKEN.');
+  }
+  // A server action is a POST to a page: the gate cannot tell which one, so it lets through every role that has
+  // one (reviewer and up) and the action checks its own (server/http/identity.ts).
+  const needed = isApi(request) ? writeRoleOf(request.method, request.nextUrl.pathname) : { role: 'reviewer' as const, doing: 'acting from the dashboard' };
+  if (mayAct(identity.role, needed.role)) return identity;
+  return forbid(request, 'role_forbidden', roleRefusal(identity, needed.role, needed.doing));
+}
+
+/** What a refusal beyond one's role says: who, what they are, and what the thing needs. */
+export function roleRefusal(identity: Identity, needed: Role, doing: string): string {
+  return `${identity.person} is a ${identity.role}; ${doing} needs the ${needed} role (or above). An admin can give a token that role: planscope token create --name <name> --role ${needed}.`;
+}
+
+function forbid(request: NextRequest, code: 'read_only' | 'role_forbidden', message: string): Response {
+  if (isApi(request)) return refusalResponse(new RequestError(code, message), { 'Cache-Control': 'no-store' });
+  return plainPage(403, 'Forbidden', message, { 'Cache-Control': 'no-store' });
+}
+
+/** The request as the gate lets it through: its identity in PERSON_HEADER and ROLE_HEADER, whatever the client put there. */
+export function withIdentity(headers: Headers, identity: Identity): Headers {
+  const forwarded = new Headers(headers);
+  forwarded.set(PERSON_HEADER, encodeURIComponent(identity.person));
+  forwarded.set(ROLE_HEADER, identity.role);
+  return forwarded;
 }
 
 /**

@@ -34,4 +34,7 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   suite_not_found: 404,
   server_busy: 503,
   read_only: 403,
+  role_forbidden: 403,
+  token_not_found: 404,
+  token_name_taken: 409,
 };

@@ -11,7 +11,9 @@ import { openDatabase } from './sqlite/db';
 import { SqliteEvalStore } from './sqlite/eval-store';
 import { SqliteReplayStore } from './sqlite/replay-store';
 import { SqliteRunStore } from './sqlite/run-store';
+import { SqliteTokenStore } from './sqlite/token-store';
 import { SqliteWorkerStore } from './sqlite/worker-store';
+import type { TokenStore } from './token-store';
 import type { WorkerStore } from './worker-store';
 
 /** The stores a runtime works with, open until `close`. */
@@ -23,6 +25,8 @@ export interface Stores {
   suites: SuiteStore;
   /** The processes that take runs, and their heartbeats. */
   workers: WorkerStore;
+  /** The named tokens people and machines are given, each with its role. */
+  tokens: TokenStore;
   /** Commits other processes announce, where the database can tell (PostgreSQL); null where it cannot (SQLite). */
   notices: CommitNotices | null;
   /** The PostgreSQL database, where the run queue keeps its jobs; null with SQLite (no queue: one process runs its own runs). */
@@ -42,6 +46,7 @@ export function openStores(config: Pick<Config, 'dataDir' | 'database'>): Stores
     replays: new SqliteReplayStore(db),
     suites: new SqliteSuiteStore(db),
     workers: new SqliteWorkerStore(db),
+    tokens: new SqliteTokenStore(db),
     notices: null,
     database: null,
     ready: Promise.resolve(),

@@ -2,6 +2,7 @@
 
 import type { ApprovalOutcome, ForkRunOutcome } from '@/lib/api';
 import { actionOutcome } from '@/server/errors';
+import { requireRole } from '@/server/http/identity';
 import { getRuntime } from '@/server/runtime';
 
 /**
@@ -11,6 +12,7 @@ import { getRuntime } from '@/server/runtime';
  */
 export async function forkRun(request: unknown): Promise<ForkRunOutcome> {
   return actionOutcome('forkRun', 'The fork could not be started', async () => {
+    await requireRole('operator', 'forking runs');
     const { id } = await getRuntime().registry.start(request);
     return { ok: true as const, id };
   });
@@ -18,13 +20,13 @@ export async function forkRun(request: unknown): Promise<ForkRunOutcome> {
 
 /**
  * A decision on the plan a run waits for, from the run page: the same as
- * `POST /api/runs/:id/approval`, recorded as made by the token's name or
- * `local`. A refused edit comes back with its rejections.
+ * `POST /api/runs/:id/approval`, recorded as made by the name of the
+ * request's token, or `local`. A refused edit comes back with its rejections.
  */
 export async function decideApproval(runId: string, body: unknown): Promise<ApprovalOutcome> {
   return actionOutcome('decideApproval', 'The decision could not be recorded', async () => {
-    const { registry, config } = getRuntime();
-    await registry.decide(runId, body, config.person);
+    const { person } = await requireRole('operator', 'approving or rejecting plans');
+    await getRuntime().registry.decide(runId, body, person);
     return { ok: true as const };
   });
 }

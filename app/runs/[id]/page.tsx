@@ -8,6 +8,8 @@ import type { RunEvent } from '@/lib/events';
 import { MAX_ROUNDS } from '@/lib/run-request';
 import { foldRun } from '@/lib/run-state';
 import { OFFLINE_MODEL } from '@/server/config';
+import { mayAct } from '@/lib/roles';
+import { requestIdentity } from '@/server/http/identity';
 import { getRuntime } from '@/server/runtime';
 import { traceLink } from '@/server/telemetry/settings';
 import { parseTraceparent } from '@/server/telemetry/trace-context';
@@ -42,8 +44,11 @@ export default async function RunPage({ params }: Params) {
   const importedBy = events.findLast((e) => e.type === 'run_imported')?.by;
   const imported = row.importedFrom !== null && row.importedAt !== null ? { from: row.importedFrom, at: row.importedAt, ...(importedBy && { by: importedBy }) } : null;
   const [forks, rules] = await Promise.all([store.listRuns({ limit: FORKS_SHOWN, forkedFrom: id }), registry.planRulesInfo()]);
-  // An imported run's workspace is not one to read here: the server refuses its forks, so the page offers none.
-  const fork = imported ? null : { rules, defaultModel: config.model, offlineModel: OFFLINE_MODEL, maxRoundsLimit: MAX_ROUNDS, forkRun };
+  const identity = await requestIdentity();
+  const operates = mayAct(identity.role, 'operator');
+  // An imported run's workspace is not one to read here: the server refuses its forks, so the page offers none;
+  // nor does it offer what the person's role does not allow (the server refuses that too).
+  const fork = imported || !operates ? null : { rules, defaultModel: config.model, offlineModel: OFFLINE_MODEL, maxRoundsLimit: MAX_ROUNDS, forkRun };
   return (
     <RunView
       key={id}
@@ -51,11 +56,11 @@ export default async function RunPage({ params }: Params) {
       initialEvents={events}
       head={await openingText(id, events)}
       traceUrl={traceUrl}
-      person={config.person}
+      person={identity.person}
       imported={imported}
       fork={fork}
       forks={forks.map(toRunSummary)}
-      approval={{ rules, decide: decideApproval }}
+      approval={operates ? { rules, decide: decideApproval } : null}
     />
   );
 }

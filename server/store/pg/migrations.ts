@@ -154,6 +154,15 @@ export const MIGRATIONS: readonly string[] = [
      run_id TEXT COLLATE "C" PRIMARY KEY,
      requested_at BIGINT NOT NULL
    );`,
+  // Named tokens (`planscope token create`): each person's or machine's own, with its role; only the SHA-256 of the token is kept.
+  `CREATE TABLE tokens (
+     id TEXT COLLATE "C" PRIMARY KEY,
+     name TEXT COLLATE "C" NOT NULL UNIQUE,
+     role TEXT NOT NULL,
+     secret_hash TEXT COLLATE "C" NOT NULL UNIQUE,
+     created_at BIGINT NOT NULL,
+     last_used_at BIGINT
+   );`,
 ];
 
 /** An arbitrary key that only planscope's migrations lock. */

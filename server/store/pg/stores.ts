@@ -6,6 +6,7 @@ import { PgCommitNotices } from './notices';
 import { PgReplayStore } from './replay-store';
 import { PgRunStore } from './run-store';
 import { PgSuiteStore } from './suite-store';
+import { PgTokenStore } from './token-store';
 import { PgWorkerStore } from './worker-store';
 
 /**
@@ -26,6 +27,7 @@ export function openPgStores(settings: DatabaseSettings) {
     replays: new PgReplayStore(db),
     suites: new PgSuiteStore(db),
     workers: new PgWorkerStore(db),
+    tokens: new PgTokenStore(db),
     notices,
     /** The database itself, for the run queue, which keeps its jobs there. */
     database: db,

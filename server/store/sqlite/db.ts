@@ -139,6 +139,15 @@ const MIGRATIONS: string[] = [
   // its fold so that the runs list can say it; null when it does not wait, and for runs stored before.
   `ALTER TABLE runs ADD COLUMN waiting_reason TEXT;
    ALTER TABLE runs ADD COLUMN waiting_message TEXT;`,
+  // Named tokens (`planscope token create`): each person's or machine's own, with its role; only the SHA-256 of the token is kept.
+  `CREATE TABLE tokens (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL UNIQUE,
+     role TEXT NOT NULL,
+     secret_hash TEXT NOT NULL UNIQUE,
+     created_at INTEGER NOT NULL,
+     last_used_at INTEGER
+   );`,
 ];
 
 /**

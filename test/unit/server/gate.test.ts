@@ -1,7 +1,7 @@
 import { NextRequest } from 'next/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../../server/config';
-import { gate, seesMachineDetails, TOKEN_COOKIE } from '../../../server/http/gate';
+import { gate, TOKEN_COOKIE } from '../../../server/http/gate';
 import { APP_ROOT } from '../../support/harness';
 
 /**
@@ -25,8 +25,9 @@ const request = (address: string, init: { method?: string; headers?: Record<stri
   new NextRequest(`http://127.0.0.1:3000${address}`, { method: init.method ?? 'GET', headers: { host: '127.0.0.1:3000', ...init.headers } });
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-async function answer(response: Response | undefined) {
-  if (!response) return 'passed';
+async function answer(admitted: Promise<Response | object>) {
+  const response = await admitted;
+  if (!(response instanceof Response)) return 'passed';
   const text = await response.text();
   return { status: response.status, code: /"code":"(\w+)"/.exec(text)?.[1] ?? null };
 }
@@ -47,29 +48,32 @@ describe('the read-only token', () => {
       expect(await answer(gate(request(address!, { method, headers: bearer(READ_TOKEN) }))), `${method} ${address}`).toEqual({ status: 403, code: 'read_only' });
     }
     // A server action is a POST to a page: refused too, as a page.
-    const action = gate(request('/', { method: 'POST', headers: { cookie: `${TOKEN_COOKIE}=${READ_TOKEN}`, 'next-action': 'abc' } }))!;
+    const action = (await gate(request('/', { method: 'POST', headers: { cookie: `${TOKEN_COOKIE}=${READ_TOKEN}`, 'next-action': 'abc' } }))) as Response;
     expect(action.status).toBe(403);
     expect(await action.text()).toContain('may only read');
     // The full token does all of it.
     expect(await answer(gate(request('/api/runs', { method: 'POST', headers: bearer(TOKEN) })))).toBe('passed');
   });
 
-  it('opened once as ?token=, it is kept in the cookie as the read token it is', () => {
-    const response = gate(request(`/runs?token=${READ_TOKEN}`))!;
+  it('opened once as ?token=, it is kept in the cookie as the read token it is', async () => {
+    const response = (await gate(request(`/runs?token=${READ_TOKEN}`))) as Response;
     expect(response.status).toBe(303);
     expect(new URL(response.headers.get('location')!).pathname).toBe('/runs');
     expect(response.headers.get('location')).not.toContain(READ_TOKEN);
     expect(response.headers.get('set-cookie')).toContain(`${TOKEN_COOKIE}=${READ_TOKEN}`);
   });
 
-  it('sees no machine details; the full token does; neither does a wrong one', () => {
-    const sees = (headers: Record<string, string>, cookie?: string) => seesMachineDetails(new Headers(headers), cookie);
-    expect(sees(bearer(TOKEN))).toBe(true);
-    expect(sees({}, TOKEN)).toBe(true);
-    expect(sees(bearer(READ_TOKEN))).toBe(false);
-    expect(sees({}, READ_TOKEN)).toBe(false);
-    expect(sees(bearer(`${TOKEN}x`))).toBe(false);
-    expect(sees({})).toBe(false);
+  it('is a viewer (who sees no machine details); the full token is the admin PLANSCOPE_TOKEN_NAME; a wrong one is nobody', async () => {
+    const roleOf = async (headers: Record<string, string>) => {
+      const admitted = await gate(request('/workers', { headers }));
+      return admitted instanceof Response ? admitted.status : admitted;
+    };
+    expect(await roleOf(bearer(TOKEN))).toEqual({ person: 'token', role: 'admin' });
+    expect(await roleOf({ cookie: `${TOKEN_COOKIE}=${TOKEN}` })).toEqual({ person: 'token', role: 'admin' });
+    expect(await roleOf(bearer(READ_TOKEN))).toMatchObject({ role: 'viewer' });
+    expect(await roleOf({ cookie: `${TOKEN_COOKIE}=${READ_TOKEN}` })).toMatchObject({ role: 'viewer' });
+    expect(await roleOf(bearer(`${TOKEN}x`))).toBe(401);
+    expect(await roleOf({})).toBe(401);
   });
 
   it('needs PLANSCOPE_TOKEN beside it, with another value', () => {
@@ -83,7 +87,7 @@ describe('addresses no route can act on', () => {
   const refused = ['/api/runs/%E0%A4%A', '/api/runs/%', '/api/runs/a%00b', '/api/runs?q=%00', '/api/runs?%00=1', '/api/runs/x/artifacts/%ED%A0%80', '/runs/%', '/evals/%FF'];
   for (const address of refused) {
     it(`${address} is 400 invalid_request`, async () => {
-      const response = gate(request(address, { headers: bearer(TOKEN) }))!;
+      const response = (await gate(request(address, { headers: bearer(TOKEN) }))) as Response;
       expect(response.status).toBe(400);
       if (address.startsWith('/api/')) expect(await response.json()).toMatchObject({ error: { code: 'invalid_request' } });
       else expect(await response.text()).toContain('400 Bad Request');

@@ -13,12 +13,12 @@ export const runtime = 'nodejs';
  * run here, before a byte of the body is read, so a refused request holds no memory for it.
  */
 export function POST(request: NextRequest): Promise<Response> {
-  const refused = gate(request);
-  if (refused) return Promise.resolve(refused);
   return handle(async () => {
+    const admitted = await gate(request);
+    if (admitted instanceof Response) return admitted;
     const { store, config, bundleChecks } = getRuntime();
     const text = await readTextBody(request, config.maxBundleBytes, () => bundleTooLarge(config.maxBundleBytes));
-    const outcome = await importBundle(store, bundleChecks, text, config.person);
+    const outcome = await importBundle(store, bundleChecks, text, admitted.person);
     return Response.json(outcome, { status: 201, headers: { Location: `/api/runs/${encodeURIComponent(outcome.id)}` } });
   });
 }

@@ -1,3 +1,4 @@
+import { requestIdentity } from '@/server/http/identity';
 import { handle, readJsonBody } from '@/server/http/respond';
 import { getRuntime } from '@/server/runtime';
 
@@ -11,8 +12,8 @@ export function POST(request: Request, { params }: { params: Promise<{ id: strin
   return handle(async () => {
     const { id } = await params;
     const body = await readJsonBody(request, MAX_BODY_BYTES);
-    const { registry, config } = getRuntime();
-    const decision = await registry.decide(id, body, config.person);
+    const { registry } = getRuntime();
+    const decision = await registry.decide(id, body, (await requestIdentity()).person);
     return Response.json({ id, ...decision });
   });
 }
