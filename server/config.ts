@@ -130,6 +130,8 @@ const Env = z.object({
   PLANSCOPE_WORKER_HEARTBEAT_MS: int(100, 600_000, 2000),
   /** A worker whose last heartbeat is older than this is lost (at least twice the heartbeat, so one late beat is not). */
   PLANSCOPE_WORKER_LOST_AFTER_MS: int(200, 3_600_000, 10_000),
+  /** How long a worker told to stop lets the runs it holds go on before it hands the rest back to the queue. */
+  PLANSCOPE_WORKER_GRACE_MS: int(0, 3_600_000, 30_000),
   /** The trace UI's address for one trace, `{traceId}` standing for the id: the run page links to it. */
   PLANSCOPE_TRACE_URL: z.string().trim().min(1).optional(),
   /** The standard OpenTelemetry variables planscope acts on (see server/telemetry/settings.ts). */
@@ -242,6 +244,8 @@ export interface WorkerSettings {
   heartbeatMs: number;
   /** At least twice `heartbeatMs`. */
   lostAfterMs: number;
+  /** A stopping worker lets its runs go on this long, then hands the rest back to the queue for another worker to resume. */
+  graceMs: number;
 }
 
 /** How to reach PostgreSQL, and the pool's bounds. */
@@ -383,7 +387,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     telemetry,
     logFile: e.PLANSCOPE_LOG_FILE === undefined ? null : path.resolve(appRoot, e.PLANSCOPE_LOG_FILE),
-    workers: workerSettings(e.PLANSCOPE_WORKER_HEARTBEAT_MS, e.PLANSCOPE_WORKER_LOST_AFTER_MS),
+    workers: workerSettings(e.PLANSCOPE_WORKER_HEARTBEAT_MS, e.PLANSCOPE_WORKER_LOST_AFTER_MS, e.PLANSCOPE_WORKER_GRACE_MS),
   };
 }
 
@@ -594,13 +598,13 @@ function checkDatabaseUrl(raw: string): string {
  * than two heartbeats in that window, one late beat (a busy event loop, a
  * slow database) would have a working worker taken for dead.
  */
-function workerSettings(heartbeatMs: number, lostAfterMs: number): WorkerSettings {
+function workerSettings(heartbeatMs: number, lostAfterMs: number, graceMs: number): WorkerSettings {
   if (lostAfterMs < 2 * heartbeatMs) {
     throw new ConfigError(
       `Invalid configuration: PLANSCOPE_WORKER_LOST_AFTER_MS (${lostAfterMs}) must be at least twice PLANSCOPE_WORKER_HEARTBEAT_MS (${heartbeatMs}), so that one late heartbeat does not have a working worker taken for lost: set it to ${2 * heartbeatMs} or more.`,
     );
   }
-  return { heartbeatMs, lostAfterMs };
+  return { heartbeatMs, lostAfterMs, graceMs };
 }
 
 /** Deny patterns: one a line or separated by commas (no pattern contains either). */

@@ -188,6 +188,28 @@ export class RunRegistry {
     return true;
   }
 
+  /**
+   * This process stops taking runs and hands back those live here, queued
+   * for a slot or running: each records nothing more here and stops, its
+   * log as it was committed, for another worker to resume it from there, as
+   * after a crash (its completed work reused). A run waiting for a person is
+   * parked, as on shutdown. The ids handed back; each settles as it stops.
+   */
+  handBack(): string[] {
+    const handed: string[] = [];
+    for (const [id, live] of this.live) {
+      if (live.awaiting) {
+        live.awaiting.park();
+        continue;
+      }
+      live.recorder.letGo('its worker stopped and handed it back to the run queue');
+      handed.push(id);
+      if (this.slots.withdraw(live)) void this.execution.retire(id, live);
+      else live.controller.abort();
+    }
+    return handed;
+  }
+
   isLive(id: string): boolean {
     return this.live.has(id);
   }

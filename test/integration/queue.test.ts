@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../lib/events';
+import { foldRun } from '../../lib/run-state';
 import { loadConfig } from '../../server/config';
 import { openRuntime, type Runtime } from '../../server/runtime';
 import { startCli } from '../support/cli-process';
@@ -70,6 +71,8 @@ async function worker(setup: Setup, env: Record<string, string> = {}): Promise<W
 async function eventsOf(runtime: Runtime, id: string): Promise<RunEvent[]> {
   return runtime.store.events(id);
 }
+
+const foldStatus = (events: readonly RunEvent[]) => foldRun(events).status;
 
 const contiguous = (events: readonly RunEvent[]) => expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
 
@@ -204,6 +207,63 @@ describe('the run queue with worker processes', () => {
     expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(second.id);
     const [lost] = await setup.database.sql<{ lost_at: string | null }>('SELECT lost_at FROM workers WHERE id = $1', [first.id]);
     expect(lost?.lost_at).not.toBeNull();
+  });
+});
+
+describe('a worker told to stop (SIGTERM)', () => {
+  it('hands the run it holds back past its grace period, and another worker resumes it with its completed read reused; nothing is cancelled', async () => {
+    const setup = await setUp({
+      planner: [
+        // Round 1 reads config.ts, then re-plans for the missing file; round 2's plan never comes in time: the worker is stopped meanwhile.
+        { content: plan('src/config.ts', 'src/missing.ts') },
+        { content: plan('src/config.ts', 'src/llm.ts'), delayMs: 120_000 },
+        { content: plan('src/config.ts', 'src/llm.ts') },
+      ],
+      synthesizer: [{ content: endpointAnswer() }],
+    });
+    const first = await worker(setup, { PLANSCOPE_WORKER_GRACE_MS: '1000' });
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK });
+    await until(
+      'the first worker to read config.ts and ask for round 2',
+      async () => (await eventsOf(setup.starter, id)).some((e) => e.type === 'llm_call_started' && e.label === 'planner' && e.round === 2),
+      RUN_WAIT_MS,
+    );
+    const second = await worker(setup);
+    const before = await eventsOf(setup.starter, id);
+    // A graceful stop: the process exits by itself (not by a signal's default), within the grace and the hand-back.
+    expect(await first.stop()).toBeNull();
+    expect(first.child.exitCode).toBe(0);
+    expect(first.output()).toMatch(/handed back/);
+
+    const view = await setup.starter.registry.waitFor(id);
+    expect(view.status).toBe('completed');
+    const events = await eventsOf(setup.starter, id);
+    contiguous(events);
+    // Nothing was recorded by the first worker after it let go: no cancel, no failure.
+    expect(events.slice(0, before.length)).toEqual(before);
+    const after = events.slice(before.length);
+    expect(after[0]).toMatchObject({ type: 'run_resumed', attempt: 2, restart: 'plan', round: 2 });
+    expect(after.find((e) => e.type === 'step_cached')).toMatchObject({ path: 'src/config.ts', fromRound: 1, round: 2 });
+    expect(after.filter((e) => e.type === 'step_finished').map((e) => e.type === 'step_finished' && e.path)).toEqual(['src/llm.ts']);
+    expect(events.filter((e) => e.type === 'run_finished')).toHaveLength(1);
+    expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(second.id);
+    // The first worker stopped, and was not taken for lost: its run was handed over, not swept up.
+    const [record] = await setup.database.sql<{ stopped_at: string | null; lost_at: string | null }>('SELECT stopped_at, lost_at FROM workers WHERE id = $1', [first.id]);
+    expect(record).toMatchObject({ stopped_at: expect.anything(), lost_at: null });
+  });
+
+  it('lets a run that ends within its grace period end there', async () => {
+    const setup = await setUp({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer(), delayMs: 1500 }] });
+    const w = await worker(setup, { PLANSCOPE_WORKER_GRACE_MS: '30000' });
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK });
+    await until('the synthesizer to be called', async () => (await eventsOf(setup.starter, id)).some((e) => e.type === 'llm_call_started' && e.label === 'synthesizer'), RUN_WAIT_MS);
+    expect(await w.stop()).toBeNull();
+    const events = await eventsOf(setup.starter, id);
+    expect(foldStatus(events)).toBe('completed');
+    expect(events.some((e) => e.type === 'run_resumed')).toBe(false);
+    expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(w.id);
+    // Its job was completed before the worker exited, not left locked by a worker that is gone.
+    expect(await setup.starter.queue!.hasJob(id)).toBe(false);
   });
 });
 

@@ -113,7 +113,7 @@ describe('workersView', () => {
     await store.register({ ...base, id: 'lost', startedAt: now - 3, lastBeatAt: now - 30_000 });
     await store.register({ ...base, id: 'live', startedAt: now - 2, lastBeatAt: now - 500 });
     await store.register({ ...base, id: 'stopped-long-ago', startedAt: now - 1, lastBeatAt: now - 3 * 3600_000, stoppedAt: now - 2 * 3600_000 });
-    const { workers } = await workersView(store, { heartbeatMs: 2000, lostAfterMs: 10_000 }, true, now);
+    const { workers } = await workersView(store, { heartbeatMs: 2000, lostAfterMs: 10_000, graceMs: 30_000 }, true, now);
     expect(workers.map((w) => [w.id, w.state])).toEqual([
       ['live', 'live'],
       ['lost', 'lost'],
@@ -131,7 +131,7 @@ describe('workersView for a read-only viewer', () => {
       { host: 'http://user:secret@10.0.0.7:11434', models: ['llama3.2:latest'], reachable: false },
     ];
     await store.register({ id: 'w1', host: 'build-7.corp', pid: 4242, startedAt: now - 10, lastBeatAt: now, stoppedAt: null, concurrency: 3, hosts, workspaceRoots: ['/srv/secret-repos'] });
-    const settings = { heartbeatMs: 2000, lostAfterMs: 10_000 };
+    const settings = { heartbeatMs: 2000, lostAfterMs: 10_000, graceMs: 30_000 };
     const full = await workersView(store, settings, true, now);
     expect(full.machineDetails).toBe(true);
     expect(full.workers[0]).toMatchObject({ host: 'build-7.corp', pid: 4242, workspaceRoots: ['/srv/secret-repos'], hosts });
@@ -182,7 +182,7 @@ describe('the heartbeat', () => {
 
 describe('the workers configuration', () => {
   it('defaults to a heartbeat every 2 s and lost after 10 s', () => {
-    expect(loadConfig({}, APP_ROOT).workers).toEqual({ heartbeatMs: 2000, lostAfterMs: 10_000 });
+    expect(loadConfig({}, APP_ROOT).workers).toEqual({ heartbeatMs: 2000, lostAfterMs: 10_000, graceMs: 30_000 });
   });
 
   it('refuses a lost-after window shorter than two heartbeats, saying what to set', () => {
