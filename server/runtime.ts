@@ -12,6 +12,7 @@ import { HumanVerdictLog } from './runs/human-verdicts';
 import { localFeed, NotifiedFeed, type EventFeed } from './runs/feed';
 import { Replayer } from './replay/replayer';
 import { RunRegistry } from './runs/registry';
+import { runtimeOwner } from './store/owner';
 import type { EvalStore } from './store/eval-store';
 import type { ReplayStore } from './store/replay-store';
 import type { RunStore } from './store/run-store';
@@ -108,13 +109,15 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
     external: asExternalTools(await toolServers),
   });
   const takesRuns = config.worker ?? role.worker;
+  // The runs this runtime records are its own, and so is its worker registration: one id per runtime, not per process.
+  const owner = runtimeOwner();
   const queue = stores.database ? new RunQueue(stores.database) : null;
   const { heartbeatMs, lostAfterMs } = config.workers;
   // A run is taken at most its first time and its resumes, and once more to end it `interrupted` past them.
   const queued = queue
-    ? new QueuedRuns({ queue, store, bus, feed, workers: stores.workers, roots: workerRoots(config), lostAfterMs, maxAttempts: config.maxResumes + 2 })
+    ? new QueuedRuns({ owner, queue, store, bus, feed, workers: stores.workers, roots: workerRoots(config), lostAfterMs, maxAttempts: config.maxResumes + 2 })
     : null;
-  const registry = new RunRegistry(config, store, bus, bridges, tools, queued);
+  const registry = new RunRegistry(config, store, bus, bridges, tools, queued, owner);
   const replayer = new Replayer({ config, runs: store, replays: stores.replays, tools });
   let runWorker: RunWorker | null = null;
   // A process that runs runs is a worker: registered once the store is ready, beating until it closes. Without
@@ -123,7 +126,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
     async () => {
       if (queue && !takesRuns) return null;
       try {
-        const self = await startThisWorker({ config, store: stores.workers, runs: () => registry.liveRuns() });
+        const self = await startThisWorker({ config, owner, store: stores.workers, runs: () => registry.liveRuns() });
         // Runs go to the least busy of the hosts that listed their model.
         registry.serveFrom(self.hosts);
         if (queue) {

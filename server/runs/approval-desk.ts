@@ -10,7 +10,7 @@ import { RunParked, RunStop } from '../engine/context';
 import type { ApprovalWait } from '../engine/ports';
 import { lessonsOf } from '../engine/start-point';
 import { parseOrRefuse, RequestError } from '../errors';
-import { heldHere, holdHere, ownerAlive, releaseHere, thisProcess } from '../store/owner';
+import { heldHere, holdHere, ownerAlive, releaseHere, type KnownOwner } from '../store/owner';
 import { ownerOfRun } from '../store/run-columns';
 import type { RunStore } from '../store/run-store';
 import { beginningOf, type RunBeginning } from './beginning';
@@ -23,6 +23,8 @@ import { pinnedOf, type WorkspacePolicy } from './workspace';
 
 export interface DeskParts {
   config: Config;
+  /** This runtime as the owner of the runs it records (its worker's id). */
+  owner: KnownOwner;
   /** The workspaces runs may use here, the default one pinned as the registry started: what posting and running a run are judged by. */
   workspacePolicy: WorkspacePolicy;
   store: RunStore;
@@ -93,7 +95,7 @@ export class ApprovalDesk implements DecisionWait {
     const rules = { ...rulesOf(await this.parts.planRulesInfo(), view.profile), planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: view.limits.maxSteps } };
     const decided = decisionOf(body, { request: pending.request, round: pending.round, judge: (plan) => judgeGivenPlan(view.profile, plan, rules) });
     holdHere('run', id);
-    if (!(await store.claimRun(id, ownerOfRun(row), thisProcess()))) {
+    if (!(await store.claimRun(id, ownerOfRun(row), this.parts.owner))) {
       releaseHere('run', id);
       throw notWaiting('was taken over by another process');
     }
@@ -219,7 +221,7 @@ export class ApprovalDesk implements DecisionWait {
     if (!queued && ownerAlive(ownerOfRun(row), heldHere('run', id))) return false;
     holdHere('run', id);
     try {
-      if (!(await store.claimRun(id, ownerOfRun(row), thisProcess()))) return false;
+      if (!(await store.claimRun(id, ownerOfRun(row), this.parts.owner))) return false;
       this.forgetWaiting(id);
       const recorder = this.parts.newRecorder(id, foldRun(await store.events(id)));
       if (recorder.view.status !== 'awaiting_approval') return false;

@@ -4,7 +4,7 @@ import { maskHost } from '../../lib/mask';
 import { modelRefName } from '../../lib/model-ref';
 import { checkOllama } from '../llm/health';
 import { listServedModels } from '../llm/openai/models';
-import { thisProcess } from '../store/owner';
+import type { KnownOwner } from '../store/owner';
 import type { WorkerStore } from '../store/worker-store';
 import { startHeartbeat } from './heartbeat';
 
@@ -32,8 +32,10 @@ export interface ThisWorker {
 
 export interface ThisWorkerDeps {
   config: Pick<Config, 'ollamaHosts' | 'openaiServers' | 'workspaceRoots' | 'workspace' | 'workerConcurrency' | 'workers'>;
+  /** The runtime registering: its id is the worker's, the owner its runs are recorded under. */
+  owner: KnownOwner;
   store: WorkerStore;
-  /** The runs live in this process now. */
+  /** The runs live in this runtime now. */
   runs: () => readonly string[];
   now?: () => number;
 }
@@ -45,13 +47,14 @@ export interface ThisWorkerDeps {
  * served all the same), then each OpenAI-compatible server with the models
  * its `/models` listed (named `<server>:<id>`, as runs name them), the
  * workspaces it reaches and its concurrency; then keeps it live with its
- * heartbeat. Its id is the start id its runs are recorded under, so the
- * runs it owns can be found from the worker.
+ * heartbeat. Its id is the runtime's own (`runtimeOwner`), the start id its
+ * runs are recorded under, so the runs it owns can be found from the worker;
+ * two runtimes in one process register two workers.
  */
 export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker> {
   const { config, store } = deps;
   const now = deps.now ?? Date.now;
-  const self = thisProcess();
+  const self = deps.owner;
   const hosts: WorkerHost[] = await Promise.all([
     ...config.ollamaHosts.map(async (ollamaHost) => {
       const ollama = await checkOllama(ollamaHost, TAGS_TIMEOUT_MS);

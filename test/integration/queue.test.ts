@@ -267,6 +267,30 @@ describe('a worker told to stop (SIGTERM)', () => {
   });
 });
 
+describe('two runtimes in one process', () => {
+  it('register two workers, each with its own id, and a run one of them takes is owned by that one alone', async () => {
+    const setup = await setUp({ planner: [{ hang: true }] });
+    const config = loadConfig({ ...setup.env, PLANSCOPE_DATABASE_URL: setup.database.url, PLANSCOPE_DB_POOL_SIZE: '4' }, APP_ROOT);
+    const runtimes = [await openRuntime(config, { worker: true }), await openRuntime(config, { worker: true })];
+    for (const runtime of runtimes) cleanups.push(() => runtime.close());
+    const ids = (await Promise.all(runtimes.map((r) => r.worker))).map((w) => w!.id);
+    expect(new Set(ids).size).toBe(2);
+    const rows = await setup.database.sql<{ id: string }>('SELECT id FROM workers WHERE pid = $1 AND stopped_at IS NULL ORDER BY id', [process.pid]);
+    expect(rows.map((r) => r.id)).toEqual([...ids].sort());
+
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK });
+    await until('a runtime to call the model', async () => (await eventsOf(setup.starter, id)).some((e) => e.type === 'llm_call_started'), RUN_WAIT_MS);
+    const taker = runtimes.findIndex((r) => r.registry.isLive(id));
+    expect(taker).toBeGreaterThanOrEqual(0);
+    expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(ids[taker]);
+    // What a sweeper gives back when one worker is lost: that worker's runs, not its neighbour's.
+    expect(await setup.starter.workers.ownedRuns(ids[taker]!)).toEqual([id]);
+    expect(await setup.starter.workers.ownedRuns(ids[1 - taker]!)).toEqual([]);
+    expect(await setup.starter.registry.cancelElsewhere(id)).toBe(true);
+    expect((await setup.starter.registry.waitFor(id)).status).toBe('cancelled');
+  });
+});
+
 describe('a run the queue cannot take', () => {
   it('ends failed (internal) with the reason, its id handed out all the same', async () => {
     const database = await databaseForTest(cleanups);

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { servedModels, type WorkersResponse } from '../../lib/worker';
 import { ConfigError, loadConfig } from '../../server/config';
-import { thisProcess } from '../../server/store/owner';
+import { runtimeOwner } from '../../server/store/owner';
 import { openDatabase } from '../../server/store/sqlite/db';
 import { openStores } from '../../server/store/stores';
 import { SqliteWorkerStore } from '../../server/store/sqlite/worker-store';
@@ -52,7 +52,8 @@ describe('a runtime as a worker', () => {
     cleanups.push(() => h.close());
     const { runtime } = h;
     const view = () => workersView(runtime.workers, runtime.config.workers, true);
-    const self = thisProcess();
+    // The runtime's own id, not the process's: a process may hold several runtimes, each its own worker.
+    const self = runtime.registry.owner;
     const first = await until(view, (r) => r.workers.some((w) => w.id === self.start), 'the runtime registered');
     const worker = first.workers.find((w) => w.id === self.start)!;
     expect(worker).toMatchObject({
@@ -86,7 +87,7 @@ describe('startThisWorker', () => {
     const store = sqliteWorkers();
     const workspace = path.join(APP_ROOT, 'sample-workspace');
     const config = loadConfig({ ...FAST, OLLAMA_HOST: 'http://127.0.0.1:9', PLANSCOPE_WORKSPACE: workspace, PLANSCOPE_WORKSPACE_ROOTS: os.tmpdir() }, APP_ROOT);
-    const worker = await startThisWorker({ config, store, runs: () => ['r1'] });
+    const worker = await startThisWorker({ config, owner: runtimeOwner(), store, runs: () => ['r1'] });
     cleanups.push(() => worker.stop());
     const [record] = await store.list();
     expect(record!.hosts).toEqual([{ host: 'http://127.0.0.1:9', models: [], reachable: false }]);
