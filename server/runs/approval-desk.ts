@@ -113,6 +113,7 @@ export class ApprovalDesk implements DecisionWait {
     const plan = { ...(pending.goal === null ? {} : { goal: pending.goal }), steps: pending.steps };
     const begin: RunBeginning = {
       work: stored.work,
+      used: stored.used,
       start: { stage: 'decided', round: pending.round, decided: approvedPlanOf(decision, plan), lessons: lessonsOf(view) },
     };
     this.parts.goOnHere(recorder, controller, { view, created, begin, pinned: pinnedOf(created, this.parts.workspacePolicy) });

@@ -46,7 +46,8 @@ interface RunSetup {
   forkedFrom?: ForkedFrom;
   /** The work a fork starts with, recorded as `work_carried`. */
   carried?: EventOf<'work_carried'> extends infer E ? Omit<E, 'seq' | 'at' | 'type'> : never;
-  begin: RunBeginning;
+  /** What it begins with; it has used nothing yet (a fork's usage is its own, from its own log). */
+  begin: Omit<RunBeginning, 'used'>;
 }
 
 /** A run's request judged and the run stored, new or a fork, ready for any process to run; and the rules plans are judged by. */
