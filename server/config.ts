@@ -144,6 +144,8 @@ const Env = z.object({
   PLANSCOPE_WORKER_LOST_AFTER_MS: int(200, 3_600_000, 10_000),
   /** How often a worker reads its hosts' model lists again (a model pulled since is served without a restart). */
   PLANSCOPE_WORKER_MODELS_REFRESH_MS: int(500, 86_400_000, 60_000),
+  /** How long a worker told to stop lets the runs it holds go on before it hands the rest back to the queue. */
+  PLANSCOPE_WORKER_GRACE_MS: int(0, 3_600_000, 30_000),
   /** The trace UI's address for one trace, `{traceId}` standing for the id: the run page links to it. */
   PLANSCOPE_TRACE_URL: z.string().trim().min(1).optional(),
   /** The standard OpenTelemetry variables planscope acts on (see server/telemetry/settings.ts). */
@@ -266,6 +268,8 @@ export interface WorkerSettings {
   lostAfterMs: number;
   /** How often a worker reads its hosts' model lists again, and registers what changed. */
   modelsRefreshMs: number;
+  /** A stopping worker lets its runs go on this long, then hands the rest back to the queue for another worker to resume. */
+  graceMs: number;
 }
 
 /** How to reach PostgreSQL, and the pool's bounds. */
@@ -411,7 +415,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     telemetry,
     logFile: e.PLANSCOPE_LOG_FILE === undefined ? null : path.resolve(appRoot, e.PLANSCOPE_LOG_FILE),
-    workers: workerSettings(e.PLANSCOPE_WORKER_HEARTBEAT_MS, e.PLANSCOPE_WORKER_LOST_AFTER_MS, e.PLANSCOPE_WORKER_MODELS_REFRESH_MS),
+    workers: workerSettings(e.PLANSCOPE_WORKER_HEARTBEAT_MS, e.PLANSCOPE_WORKER_LOST_AFTER_MS, e.PLANSCOPE_WORKER_MODELS_REFRESH_MS, e.PLANSCOPE_WORKER_GRACE_MS),
   };
 }
 
@@ -622,13 +626,13 @@ function checkDatabaseUrl(raw: string): string {
  * than two heartbeats in that window, one late beat (a busy event loop, a
  * slow database) would have a working worker taken for dead.
  */
-function workerSettings(heartbeatMs: number, lostAfterMs: number, modelsRefreshMs: number): WorkerSettings {
+function workerSettings(heartbeatMs: number, lostAfterMs: number, modelsRefreshMs: number, graceMs: number): WorkerSettings {
   if (lostAfterMs < 2 * heartbeatMs) {
     throw new ConfigError(
       `Invalid configuration: PLANSCOPE_WORKER_LOST_AFTER_MS (${lostAfterMs}) must be at least twice PLANSCOPE_WORKER_HEARTBEAT_MS (${heartbeatMs}), so that one late heartbeat does not have a working worker taken for lost: set it to ${2 * heartbeatMs} or more.`,
     );
   }
-  return { heartbeatMs, lostAfterMs, modelsRefreshMs };
+  return { heartbeatMs, lostAfterMs, modelsRefreshMs, graceMs };
 }
 
 /** Deny patterns: one a line or separated by commas (no pattern contains either). */

@@ -12,6 +12,7 @@ import { HumanVerdictLog } from './runs/human-verdicts';
 import { localFeed, NotifiedFeed, type EventFeed } from './runs/feed';
 import { Replayer } from './replay/replayer';
 import { RunRegistry } from './runs/registry';
+import { runtimeOwner } from './store/owner';
 import type { EvalStore } from './store/eval-store';
 import type { ReplayStore } from './store/replay-store';
 import type { RunStore } from './store/run-store';
@@ -75,7 +76,11 @@ export interface Runtime {
   recovered: Promise<void>;
   /** Aborted once the runtime starts closing: long-lived responses (SSE) end instead of holding the server open. */
   stopping: AbortSignal;
-  /** Cancels live runs (recorded as such), ends streams, closes the MCP bridges and the stores. Idempotent. */
+  /**
+   * Stops live runs (cancelled, recorded as such; a worker of the run queue
+   * lets its runs go on for its grace period and hands the rest back to the
+   * queue instead), ends streams, closes the MCP bridges and the stores. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -109,13 +114,15 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
     external: asExternalTools(await toolServers),
   });
   const takesRuns = config.worker ?? role.worker;
+  // The runs this runtime records are its own, and so is its worker registration: one id per runtime, not per process.
+  const owner = runtimeOwner();
   const queue = stores.database ? new RunQueue(stores.database) : null;
   const { heartbeatMs, lostAfterMs } = config.workers;
   // A run is taken at most its first time and its resumes, and once more to end it `interrupted` past them.
   const queued = queue
-    ? new QueuedRuns({ queue, store, bus, feed, workers: stores.workers, roots: workerRoots(config), lostAfterMs, maxAttempts: config.maxResumes + 2 })
+    ? new QueuedRuns({ owner, queue, store, bus, feed, workers: stores.workers, roots: workerRoots(config), lostAfterMs, maxAttempts: config.maxResumes + 2 })
     : null;
-  const registry = new RunRegistry(config, store, bus, bridges, tools, queued);
+  const registry = new RunRegistry(config, store, bus, bridges, tools, queued, owner);
   const replayer = new Replayer({ config, runs: store, replays: stores.replays, tools });
   let runWorker: RunWorker | null = null;
   let modelsRefresh: Repeating | null = null;
@@ -125,12 +132,21 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
     async () => {
       if (queue && !takesRuns) return null;
       try {
-        const self = await startThisWorker({ config, store: stores.workers, runs: () => registry.liveRuns() });
+        const self = await startThisWorker({ config, owner, store: stores.workers, runs: () => registry.liveRuns() });
         // Runs go to the least busy of the hosts that listed their model.
         registry.serveFrom(self.hosts);
         if (queue) {
           const models = () => [...servedModels(self), config.model].map(withTag);
-          const taking = await startRunWorker({ queue, registry, store, models: models(), roots: self.roots, concurrency: config.workerConcurrency, maxAttempts: config.maxResumes + 1 });
+          const taking = await startRunWorker({
+            queue,
+            registry,
+            store,
+            models: models(),
+            roots: self.roots,
+            concurrency: config.workerConcurrency,
+            maxAttempts: config.maxResumes + 1,
+            graceMs: config.workers.graceMs,
+          });
           runWorker = taking;
           modelsRefresh = startModelsRefresh({
             intervalMs: config.workers.modelsRefreshMs,
@@ -208,13 +224,12 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
     close() {
       closed ??= (async () => {
         await recovered;
-        // No more queued runs are taken; those taken end below, and their jobs are done then.
+        // No more queued runs are taken; those taken go on for the grace period, the rest are handed back to the queue.
         await worker;
         await modelsRefresh?.stop();
-        const workStopped = runWorker?.stop();
-        // Runs first: their final events still reach the streams watching them.
+        await runWorker?.stop();
+        // Runs first: their final events still reach the streams watching them. Those left are not the queue's.
         await registry.shutdown();
-        await workStopped;
         await (await sweeper)?.stop();
         // Its runs have ended: the worker stops beating and says it stopped, while the store is open.
         await (await worker)?.stop().catch((error: unknown) => {
@@ -286,7 +301,8 @@ export async function startServerRuntime(): Promise<void> {
 const SHUTDOWN_DEADLINE_MS = 15_000;
 
 /**
- * SIGTERM/SIGINT: in-flight runs are cancelled and recorded as such, and the
+ * SIGTERM/SIGINT: in-flight runs are cancelled and recorded as such (on the
+ * run queue: handed back to it past the grace period, for another worker), and the
  * MCP child is closed, not orphaned. `next start` installs its own handler
  * before instrumentation runs; it closes the HTTP server and calls
  * `process.exit` at once, which raced ours and won (runs were left
@@ -302,9 +318,10 @@ function installShutdown(runtime: Runtime): void {
     process.once(signal, () => {
       if (closing) return;
       closing = true;
-      process.stderr.write(`planscope: ${signal}: cancelling runs in flight and closing the workspace bridges\n`);
-      // A request that never ends must not keep the process alive forever.
-      setTimeout(() => process.exit(128 + os.constants.signals[signal]), SHUTDOWN_DEADLINE_MS).unref();
+      process.stderr.write(`planscope: ${signal}: stopping runs in flight (handed back to the run queue past the grace period, if it has one) and closing the workspace bridges\n`);
+      // A request that never ends must not keep the process alive forever. A worker of the queue first lets its runs go on for its grace period.
+      const grace = runtime.queue ? runtime.config.workers.graceMs : 0;
+      setTimeout(() => process.exit(128 + os.constants.signals[signal]), grace + SHUTDOWN_DEADLINE_MS).unref();
       void runtime
         .close()
         .catch((error: unknown) => process.stderr.write(`planscope: shutdown failed: ${String(error)}\n`))

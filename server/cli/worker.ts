@@ -7,9 +7,12 @@ import { printable } from './terminal-text';
  * PostgreSQL, for the models of its Ollama host and the workspaces under its
  * roots, up to its concurrency, until SIGINT or SIGTERM. It serves no
  * pages; a dashboard anywhere on the same database shows its runs live.
+ * Told to stop, it drains: it takes no more runs, lets those it holds go on
+ * for PLANSCOPE_WORKER_GRACE_MS, and hands the rest back to the queue, for
+ * another worker to resume them; a restart of the machine cancels nobody's run.
  */
 
-/** Longest a graceful stop may take (runs cancelled and recorded, the worker marked stopped) before the process exits anyway. */
+/** Longest a graceful stop may take past the grace period (runs handed back, the worker marked stopped) before the process exits anyway. */
 const STOP_DEADLINE_MS = 20_000;
 
 function fail(reason: string): never {
@@ -26,14 +29,17 @@ async function main(): Promise<void> {
   }
   if (config.worker === false) fail('PLANSCOPE_WORKER=off tells this process not to take runs; unset it (or set it to on) to start a worker.');
   const runtime = await commandRuntime(config, fail, { worker: true });
-  process.stderr.write(`planscope worker: taking runs from ${config.database.display} (up to ${config.workerConcurrency} at once); SIGINT or SIGTERM stops it\n`);
+  const graceMs = config.workers.graceMs;
+  process.stderr.write(
+    `planscope worker: taking runs from ${config.database.display} (up to ${config.workerConcurrency} at once); SIGINT or SIGTERM stops it, handing back the runs still going after ${graceMs} ms\n`,
+  );
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
-      process.stderr.write(`planscope worker: ${signal}: cancelling the runs it holds and stopping\n`);
-      setTimeout(() => process.exit(ExitCode.failed), STOP_DEADLINE_MS).unref();
+      process.stderr.write(`planscope worker: ${signal}: taking no more runs; those it holds go on for ${graceMs} ms, then the rest are handed back to the queue\n`);
+      setTimeout(() => process.exit(ExitCode.failed), graceMs + STOP_DEADLINE_MS).unref();
       void runtime.close().then(
         () => process.exit(ExitCode.completed),
         (error: unknown) => {

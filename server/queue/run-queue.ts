@@ -216,6 +216,9 @@ export class RunQueue {
       pollInterval: POLL_MS,
       parsedCronItems: [],
       logger: quietLogger,
+      // Batched (at once), a job's completion or failure is flushed before the runner stops; unbatched, it is sent
+      // without being waited for, and a process exiting after the stop lost it, the job left locked by nobody.
+      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
     });
     let stopped: Promise<void> | null = null;
     const db = this.db;
@@ -227,30 +230,60 @@ export class RunQueue {
         // A look now, as for a new job: a job of a route just added may be waiting already.
         await db.query(`SELECT pg_notify('jobs:insert', json_build_object('count', 1)::text)`);
       },
-      stop(graceMs = STOP_GRACE_MS) {
+      stop(graceMs = STOP_GRACE_MS, late) {
         stopped ??= (async () => {
-          let timer: NodeJS.Timeout | undefined;
-          const graceful = runner.stop().then(() => true);
-          const late = new Promise<false>((resolve) => {
-            timer = setTimeout(() => resolve(false), graceMs);
-          });
-          const done = await Promise.race([graceful, late]);
-          clearTimeout(timer);
-          // Jobs still running past the grace are failed back to the queue (tried again, by anyone).
-          if (!done) await runner.kill('planscope worker stopping').catch(() => {});
+          const graceful = runner.stop().then(
+            () => true,
+            () => true,
+          );
+          if (!(await within(graceful, graceMs))) {
+            await late?.();
+            // Runs handed back end their jobs at once; one that does not is failed back to the queue all the same.
+            if (!late || !(await within(graceful, HAND_BACK_MS))) await runner.kill('planscope worker stopping').catch(() => {});
+          }
           await runner.promise.catch(() => {});
         })();
         return stopped;
       },
     };
   }
+
+  /**
+   * Makes the jobs of these runs, failed back to the queue by a worker that
+   * stopped, due now rather than after graphile-worker's back-off, and tells
+   * the waiting workers: a run handed back is resumed at once.
+   */
+  async retryNow(runIds: readonly string[]): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.ready();
+    await this.db.query(
+      'SELECT 1 FROM graphile_worker.reschedule_jobs(ARRAY(SELECT id FROM graphile_worker._private_jobs WHERE key = ANY($1::text[]) AND locked_by IS NULL), run_at => now())',
+      [runIds.map(jobKey)],
+    );
+    await this.db.query(`SELECT pg_notify('jobs:insert', json_build_object('count', $1::int)::text)`, [runIds.length]);
+  }
 }
 
 export interface QueueWork {
   /** From now on takes the jobs of these routes (a worker's models read again), and no longer those of routes left out. */
   serve(routes: readonly RunRoute[]): Promise<void>;
-  /** Takes no more jobs, waits up to `graceMs` for the runs taken to end, then gives the rest back. Idempotent. */
-  stop(graceMs?: number): Promise<void>;
+  /**
+   * Takes no more jobs and waits up to `graceMs` (10 s unless told) for the
+   * runs taken to end; past it, `late` hands the rest back (their jobs then
+   * end), and any job still held is failed back to the queue. Idempotent.
+   */
+  stop(graceMs?: number, late?: () => Promise<void>): Promise<void>;
+}
+
+/** Whether `done` settles within `ms`. */
+async function within(done: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const settled = await Promise.race([done, late]);
+  clearTimeout(timer);
+  return settled;
 }
 
 /** A job no worker has taken, with what its run needs of a worker. */
@@ -273,6 +306,8 @@ const QUEUE_SCHEMA_LOCK = 7_100_203_017;
 const QUEUE_SWEEP_LOCK = 7_100_203_018;
 const POLL_MS = 1000;
 const STOP_GRACE_MS = 10_000;
+/** Longest the jobs of runs handed back take to end once their runs have let go. */
+const HAND_BACK_MS = 10_000;
 
 /** graphile-worker's warnings and errors on stderr; its chatter (every job started and done) is not worth a line each. */
 const logToStderr: LogFunctionFactory = () => (level, message) => {

@@ -12,6 +12,8 @@ export interface RunTaker {
   waitFor(id: string): Promise<RunState>;
   isLive(id: string): boolean;
   cancel(id: string): boolean;
+  /** Lets go of the runs live here (a run waiting for a person is parked), for other workers to resume; the ids let go. */
+  handBack(): string[];
 }
 
 export interface RunWorkerOptions {
@@ -26,12 +28,18 @@ export interface RunWorkerOptions {
   maxAttempts: number;
   /** How often cancel requests from other processes are read. */
   cancelPollMs?: number;
+  /** How long a stopping worker lets the runs it holds go on before it hands the rest back. */
+  graceMs: number;
 }
 
 export interface RunWorker {
   /** Takes the runs of these models from now on (its hosts' lists read again), in the same roots. */
   serve(models: readonly string[]): Promise<void>;
-  /** Takes no more runs, and waits (bounded) for those it has to end or park. */
+  /**
+   * Takes no more runs, lets those it holds go on for the grace period, then
+   * hands the rest back to the queue, due at once: another worker resumes
+   * each from its log, its completed work reused. Nothing is cancelled.
+   */
   stop(): Promise<void>;
 }
 
@@ -46,6 +54,7 @@ const CANCEL_POLL_MS = 1000;
  */
 export async function startRunWorker(options: RunWorkerOptions): Promise<RunWorker> {
   const { queue, registry, store } = options;
+  const handedBack = new Set<string>();
   const take = async (runId: string, attempt: number) => {
     const row = await store.getRun(runId);
     // Deleted, or ended meanwhile (cancelled while it waited): nothing to run.
@@ -61,6 +70,8 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     if (registry.isLive(runId)) await registry.waitFor(runId);
     // A run that stopped without ending had an event the store did not commit: the job fails, and the queue
     // tries it again later (resumed from what was committed), until its attempts run out and it ends interrupted.
+    // Its job fails, and is made due at once once the worker has stopped: the next take of it is a resume.
+    if (handedBack.has(runId)) throw new Error(`run ${runId} was handed back to the queue as its worker stopped; another worker resumes it`);
     const stopped = await store.getRun(runId);
     if (stopped !== null && !isTerminal(stopped.status) && stopped.status !== 'awaiting_approval' && !registry.isLive(runId)) {
       throw new Error(`run ${runId} stopped without ending (an event was not committed); it is tried again`);
@@ -81,8 +92,12 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     serve: (models) => work.serve(routesServed(models, options.roots)),
     stop() {
       stopped ??= (async () => {
+        // Cancel requests are still read during the grace: a person may cancel a run that is finishing here.
+        await work.stop(options.graceMs, async () => {
+          for (const id of registry.handBack()) handedBack.add(id);
+        });
         clearInterval(poll);
-        await work.stop();
+        await queue.retryNow([...handedBack]);
       })();
       return stopped;
     },

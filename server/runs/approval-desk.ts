@@ -10,7 +10,7 @@ import { RunParked, RunStop } from '../engine/context';
 import type { ApprovalWait } from '../engine/ports';
 import { lessonsOf } from '../engine/start-point';
 import { parseOrRefuse, RequestError } from '../errors';
-import { heldHere, holdHere, ownerAlive, releaseHere, thisProcess } from '../store/owner';
+import { heldHere, holdHere, ownerAlive, releaseHere, type KnownOwner } from '../store/owner';
 import { ownerOfRun } from '../store/run-columns';
 import type { RunStore } from '../store/run-store';
 import { beginningOf, type RunBeginning } from './beginning';
@@ -23,6 +23,8 @@ import { pinnedOf, type WorkspacePolicy } from './workspace';
 
 export interface DeskParts {
   config: Config;
+  /** This runtime as the owner of the runs it records (its worker's id). */
+  owner: KnownOwner;
   /** The workspaces runs may use here, the default one pinned as the registry started: what posting and running a run are judged by. */
   workspacePolicy: WorkspacePolicy;
   store: RunStore;
@@ -93,7 +95,7 @@ export class ApprovalDesk implements DecisionWait {
     const rules = { ...rulesOf(await this.parts.planRulesInfo(), view.profile), planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: view.limits.maxSteps } };
     const decided = decisionOf(body, { request: pending.request, round: pending.round, judge: (plan) => judgeGivenPlan(view.profile, plan, rules) });
     holdHere('run', id);
-    if (!(await store.claimRun(id, ownerOfRun(row), thisProcess()))) {
+    if (!(await store.claimRun(id, ownerOfRun(row), this.parts.owner))) {
       releaseHere('run', id);
       throw notWaiting('was taken over by another process');
     }
@@ -111,6 +113,7 @@ export class ApprovalDesk implements DecisionWait {
     const plan = { ...(pending.goal === null ? {} : { goal: pending.goal }), steps: pending.steps };
     const begin: RunBeginning = {
       work: stored.work,
+      used: stored.used,
       start: { stage: 'decided', round: pending.round, decided: approvedPlanOf(decision, plan), lessons: lessonsOf(view) },
     };
     this.parts.goOnHere(recorder, controller, { view, created, begin, pinned: pinnedOf(created, this.parts.workspacePolicy) });
@@ -219,7 +222,7 @@ export class ApprovalDesk implements DecisionWait {
     if (!queued && ownerAlive(ownerOfRun(row), heldHere('run', id))) return false;
     holdHere('run', id);
     try {
-      if (!(await store.claimRun(id, ownerOfRun(row), thisProcess()))) return false;
+      if (!(await store.claimRun(id, ownerOfRun(row), this.parts.owner))) return false;
       this.forgetWaiting(id);
       const recorder = this.parts.newRecorder(id, foldRun(await store.events(id)));
       if (recorder.view.status !== 'awaiting_approval') return false;

@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { EventOf, ResumeRestart, RunBegin, RunEvent } from '../../lib/events';
 import { foldRun, isTerminal, type RoundView, type RunState } from '../../lib/run-state';
+import { usageOf, type RunUsage } from '../../lib/run-usage';
 import { approvedPlanOf } from '../engine/approval';
 import type { CompletedWork } from '../engine/ports';
 import type { RoundPlan, RunStart } from '../engine/run-start';
 import { lessonsOf, workOf } from '../engine/start-point';
 import type { RoundLesson } from '../llm/stage-input';
 
-/** What a run starts with: its completed work, and where it begins when not at round 1. */
+/** What a run starts with: its completed work, what it has used of its limits, and where it begins when not at round 1. */
 export interface RunBeginning {
   work: CompletedWork;
+  used: RunUsage;
   start?: RunStart;
 }
 
@@ -54,13 +56,15 @@ export async function beginningOf(events: readonly RunEvent[], artifact: StoredA
     }
     return stored.content;
   });
-  if (isTerminal(view.status) || view.status === 'awaiting_approval') return { view, created, begin: { work }, resume: null };
+  // Carried across processes and resumes: a run goes on with what is left of its tool budget and time.
+  const used = usageOf(events);
+  if (isTerminal(view.status) || view.status === 'awaiting_approval') return { view, created, begin: { work, used }, resume: null };
   if (damaged.length > 0) {
     const reason = `its stored observation ${damaged[0]} does not match the hash it was stored with, so its completed work cannot be trusted`;
-    return { view, created, begin: { work }, resume: { round: null, restart: 'refused', reason } };
+    return { view, created, begin: { work, used }, resume: { round: null, restart: 'refused', reason } };
   }
   const { start, ...resume } = resumePoint(view, created.begin);
-  return { view, created, begin: { work, ...(start && { start }) }, resume };
+  return { view, created, begin: { work, used, ...(start && { start }) }, resume };
 }
 
 /** Where the run goes on from, and how it says so. */

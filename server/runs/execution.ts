@@ -59,7 +59,8 @@ export class RunExecution {
   async execute({ live, model, workspace, limits, strategy, profile, begin, approval }: ExecutionPlan): Promise<void> {
     const { config } = this.parts;
     const { recorder } = live;
-    const timer = new PausableTimer(limits.runTimeoutMs, () => {
+    // What it used before (in another process, or before a wait it was parked for) is not given again.
+    const timer = new PausableTimer(Math.max(0, limits.runTimeoutMs - begin.used.runMs), () => {
       live.stopReason ??= 'timeout';
       live.controller.abort();
     });
@@ -85,7 +86,7 @@ export class RunExecution {
           limits,
           planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: limits.maxSteps },
           recorder,
-          budget: toolBudget(limits.toolBudget),
+          budget: toolBudget(limits.toolBudget, begin.used.toolCalls),
           work: begin.work,
           ...(begin.start && { start: begin.start }),
           signal: live.controller.signal,

@@ -12,7 +12,7 @@ import type { HostChoice } from '../llm/host-choice';
 import { readyModel } from '../llm/readiness';
 import { resolveModel } from '../llm/resolve';
 import type { Model } from '../llm/types';
-import { holdHere, releaseHere, thisProcess } from '../store/owner';
+import { holdHere, releaseHere, type KnownOwner } from '../store/owner';
 import type { RunStore } from '../store/run-store';
 import type { RunBeginning } from './beginning';
 import type { RunTools } from './execution';
@@ -24,6 +24,8 @@ import { newRunTraceparent } from '../telemetry/trace-context';
 
 export interface IntakeParts {
   config: Config;
+  /** This runtime as the owner of the runs it records (its worker's id). */
+  owner: KnownOwner;
   /** The workspaces runs may use here, the default one pinned as the registry started: what posting and running a run are judged by. */
   workspacePolicy: WorkspacePolicy;
   store: RunStore;
@@ -44,7 +46,8 @@ interface RunSetup {
   forkedFrom?: ForkedFrom;
   /** The work a fork starts with, recorded as `work_carried`. */
   carried?: EventOf<'work_carried'> extends infer E ? Omit<E, 'seq' | 'at' | 'type'> : never;
-  begin: RunBeginning;
+  /** What it begins with; it has used nothing yet (a fork's usage is its own, from its own log). */
+  begin: Omit<RunBeginning, 'used'>;
 }
 
 /** A run's request judged and the run stored, new or a fork, ready for any process to run; and the rules plans are judged by. */
@@ -69,7 +72,7 @@ export class RunIntake {
     const model = await readyModel(config, resolveModel(modelName, config, host), host);
     const id = newRunId();
     const traceparent = config.telemetry.traces ? newRunTraceparent() : undefined;
-    const owner = thisProcess();
+    const { owner } = this.parts;
     // Held before its row exists: recovery in this process (another runtime) must never take it for an orphan.
     holdHere('run', id);
     await store.createRun({

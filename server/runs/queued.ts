@@ -4,7 +4,7 @@ import { foldRun, isTerminal, type RunState } from '../../lib/run-state';
 import { queueWaiting, servedModels, workerState, type WorkerRecord } from '../../lib/worker';
 import { routeOf, taskName } from '../queue/route';
 import type { RunQueue } from '../queue/run-queue';
-import { holdHere, releaseHere, thisProcess } from '../store/owner';
+import { holdHere, releaseHere, type KnownOwner } from '../store/owner';
 import { ownerOfRun } from '../store/run-columns';
 import type { RunStore } from '../store/run-store';
 import type { RunBus } from './bus';
@@ -13,6 +13,8 @@ import { untilFinished } from './follow';
 import { RunRecorder } from './recorder';
 
 export interface QueuedRunsDeps {
+  /** This runtime as the owner of the runs it records (its worker's id). */
+  owner: KnownOwner;
   queue: RunQueue;
   store: RunStore;
   bus: RunBus;
@@ -174,7 +176,7 @@ export class QueuedRuns {
     if (row === null || isTerminal(row.status)) return false;
     holdHere('run', id);
     try {
-      if (!(await this.deps.store.claimRun(id, ownerOfRun(row), thisProcess()))) return false;
+      if (!(await this.deps.store.claimRun(id, ownerOfRun(row), this.deps.owner))) return false;
       const view = foldRun(await this.deps.store.events(id));
       if (isTerminal(view.status)) return false;
       await this.record(id, { type: 'run_finished', status, error });

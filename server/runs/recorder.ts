@@ -29,6 +29,8 @@ export class RunRecorder implements EventSink {
   private later: Promise<void> = Promise.resolve();
   private unpublished = 0;
   private failure: Error | null = null;
+  /** This process let go of the run (another resumes it from what was committed): nothing more is recorded here. */
+  private letGoBy: string | null = null;
 
   constructor(
     readonly runId: string,
@@ -51,13 +53,23 @@ export class RunRecorder implements EventSink {
     return this.stored;
   }
 
-  /** A later commit failed: the run records nothing more. */
+  /** A later commit failed, or the run was let go: the run records nothing more. */
   get failed(): boolean {
-    return this.failure !== null;
+    return this.failure !== null || this.letGoBy !== null;
+  }
+
+  /**
+   * Records nothing more of the run here (`emit` throws from now on), its
+   * events so far still committed: the process hands the run back to the
+   * run queue, and the worker that resumes it goes on from its log.
+   */
+  letGo(why: string): void {
+    this.letGoBy ??= why;
   }
 
   emit(event: NewRunEvent): RunEvent {
     if (this.failure) throw new Error(`Run ${this.runId} cannot record more events: an earlier one was not stored (${this.failure.message}).`);
+    if (this.letGoBy) throw new Error(`Run ${this.runId} records nothing more here: ${this.letGoBy}.`);
     const stamped = { ...event, seq: this.state.lastSeq + 1, at: Date.now() } as RunEvent;
     const next = applyEvent(this.state, stamped);
     const appended = this.store.append(this.runId, stamped, next, this.pending);

@@ -6,7 +6,7 @@ import { RequestError } from '../errors';
 import { HostChoice } from '../llm/host-choice';
 import type { Model } from '../llm/types';
 import { inRunTrace } from '../telemetry/trace-context';
-import { holdHere, releaseHere, thisProcess } from '../store/owner';
+import { holdHere, releaseHere, runtimeOwner, type KnownOwner } from '../store/owner';
 import type { RunStore } from '../store/run-store';
 import { ApprovalDesk } from './approval-desk';
 import { beginningOf } from './beginning';
@@ -53,16 +53,18 @@ export class RunRegistry {
     tools: () => Promise<RunTools>,
     /** The run queue (PostgreSQL): runs started here are sent to it, and run by whichever worker serves them. Null: run here. */
     private readonly queued: QueuedRuns | null = null,
+    /** This runtime as the owner of the runs it records, and its worker's id: its own, not the process's, so two runtimes in one process are two workers. */
+    readonly owner: KnownOwner = runtimeOwner(),
   ) {
     const policy = (this.workspacePolicy = workspacePolicy(config));
     this.newRecorder = (id, initial, controller) => new RunRecorder(id, store, (e) => bus.publish(id, e), initial, () => controller?.abort());
     const { live, newRecorder } = this;
     const slots = (this.slots = new RunSlots<LiveRun>(config.maxConcurrentRuns));
     this.hosts = new HostChoice(config);
-    const intake = (this.intake = new RunIntake({ config, workspacePolicy: policy, store, tools, hosts: this.hosts, newRecorder }));
+    const intake = (this.intake = new RunIntake({ config, owner, workspacePolicy: policy, store, tools, hosts: this.hosts, newRecorder }));
     const goOnHere = (recorder: RunRecorder, controller: AbortController, run: GoingOn) => this.goOnHere(recorder, controller, run, null);
     const planRulesInfo = () => intake.planRulesInfo();
-    this.desk = new ApprovalDesk({ config, workspacePolicy: policy, store, bridges, slots, live, queued, newRecorder, planRulesInfo, goOnHere });
+    this.desk = new ApprovalDesk({ config, owner, workspacePolicy: policy, store, bridges, slots, live, queued, newRecorder, planRulesInfo, goOnHere });
     this.execution = new RunExecution({ config, workspacePolicy: policy, store, bridges, tools, slots, live, decisions: this.desk });
   }
 
@@ -121,7 +123,7 @@ export class RunRegistry {
     const { from } = attempts;
     if (from) {
       holdHere('run', id);
-      if (!(await this.store.claimRun(id, from, thisProcess()))) {
+      if (!(await this.store.claimRun(id, from, this.owner))) {
         releaseHere('run', id);
         throw new RequestError('run_not_claimed', `Run ${id} is not owned by the process it was to be taken over from (pid ${from.pid ?? '?'} on ${from.host ?? '?'}).`);
       }
@@ -186,6 +188,28 @@ export class RunRegistry {
     }
     live.controller.abort();
     return true;
+  }
+
+  /**
+   * This process stops taking runs and hands back those live here, queued
+   * for a slot or running: each records nothing more here and stops, its
+   * log as it was committed, for another worker to resume it from there, as
+   * after a crash (its completed work reused). A run waiting for a person is
+   * parked, as on shutdown. The ids handed back; each settles as it stops.
+   */
+  handBack(): string[] {
+    const handed: string[] = [];
+    for (const [id, live] of this.live) {
+      if (live.awaiting) {
+        live.awaiting.park();
+        continue;
+      }
+      live.recorder.letGo('its worker stopped and handed it back to the run queue');
+      handed.push(id);
+      if (this.slots.withdraw(live)) void this.execution.retire(id, live);
+      else live.controller.abort();
+    }
+    return handed;
   }
 
   isLive(id: string): boolean {

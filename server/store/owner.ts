@@ -42,9 +42,23 @@ function ownership(): Ownership {
   return holder.__planscopeOwnership;
 }
 
+/** An owner with every part known: this process, or one runtime in it. */
+export type KnownOwner = { host: string; pid: number; start: string };
+
 /** This process as the owner of what it records. */
-export function thisProcess(): { host: string; pid: number; start: string } {
+export function thisProcess(): KnownOwner {
   return ownership().self;
+}
+
+/**
+ * One runtime of this process as the owner of the runs it records and the
+ * worker it registers: this host and pid, with an id of its own. Two
+ * runtimes in one process (a dashboard's and a test's, a CLI's starter and
+ * its worker) are two workers, each owning its own runs.
+ */
+export function runtimeOwner(): KnownOwner {
+  const { host, pid } = ownership().self;
+  return { host, pid, start: randomUUID() };
 }
 
 /** This process is working on it until `releaseHere`: no reader in this process takes it for an orphan. */

@@ -6,7 +6,7 @@ import { listEmbeddedModels } from '../llm/embedded/catalog';
 import { EMBEDDED_HOST } from '../llm/embedded/model';
 import { checkOllama } from '../llm/health';
 import { listServedModels } from '../llm/openai/models';
-import { thisProcess } from '../store/owner';
+import type { KnownOwner } from '../store/owner';
 import type { WorkerStore } from '../store/worker-store';
 import { startHeartbeat } from './heartbeat';
 
@@ -71,8 +71,10 @@ async function readHosts(config: ThisWorkerDeps['config']): Promise<WorkerHost[]
 
 export interface ThisWorkerDeps {
   config: Pick<Config, 'ollamaHosts' | 'openaiServers' | 'workspaceRoots' | 'workspace' | 'workerConcurrency' | 'workers' | 'embedded'>;
+  /** The runtime registering: its id is the worker's, the owner its runs are recorded under. */
+  owner: KnownOwner;
   store: WorkerStore;
-  /** The runs live in this process now. */
+  /** The runs live in this runtime now. */
   runs: () => readonly string[];
   now?: () => number;
 }
@@ -85,13 +87,14 @@ export interface ThisWorkerDeps {
  * server with the models its `/models` listed (named `<server>:<id>`, as runs name them), then the
  * embedded engine's GGUF files, the
  * workspaces it reaches and its concurrency; then keeps it live with its
- * heartbeat. Its id is the start id its runs are recorded under, so the
- * runs it owns can be found from the worker.
+ * heartbeat. Its id is the runtime's own (`runtimeOwner`), the start id its
+ * runs are recorded under, so the runs it owns can be found from the worker;
+ * two runtimes in one process register two workers.
  */
 export async function startThisWorker(deps: ThisWorkerDeps): Promise<ThisWorker> {
   const { config, store } = deps;
   const now = deps.now ?? Date.now;
-  const self = thisProcess();
+  const self = deps.owner;
   let hosts = await readHosts(config);
   const startedAt = now();
   await store.register({

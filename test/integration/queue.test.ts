@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../lib/events';
+import { foldRun } from '../../lib/run-state';
 import { loadConfig } from '../../server/config';
 import { openRuntime, type Runtime } from '../../server/runtime';
 import { startCli } from '../support/cli-process';
-import { DEFAULT_MODELS, startFakeOllama, type FakeOllama, type FakeScript } from '../support/fake-ollama';
+import { DEFAULT_MODELS, startFakeOllama, type FakeOllama, type FakeReply, type FakeScript } from '../support/fake-ollama';
 import { APP_ROOT, copyWorkspace, ENDPOINT_TASK, endpointAnswer, plan, startHarness, until } from '../support/harness';
 import { databaseForTest, type TestDatabase } from '../support/postgres';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
@@ -71,7 +72,19 @@ async function eventsOf(runtime: Runtime, id: string): Promise<RunEvent[]> {
   return runtime.store.events(id);
 }
 
+const foldStatus = (events: readonly RunEvent[]) => foldRun(events).status;
+
 const contiguous = (events: readonly RunEvent[]) => expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+
+/** The run completed, its log contiguous and what it held `before` unchanged; with the events recorded after that. */
+async function completedAfter(setup: Setup, id: string, before: readonly RunEvent[]) {
+  const view = await setup.starter.registry.waitFor(id);
+  expect(view.status).toBe('completed');
+  const events = await eventsOf(setup.starter, id);
+  contiguous(events);
+  expect(events.slice(0, before.length)).toEqual(before);
+  return { view, events, after: events.slice(before.length) };
+}
 
 describe('the run queue with worker processes', () => {
   it('npm run worker refuses to start without PostgreSQL, saying why', async () => {
@@ -189,13 +202,7 @@ describe('the run queue with worker processes', () => {
     first.kill();
     await first.exited;
 
-    const view = await setup.starter.registry.waitFor(id);
-    expect(view.status).toBe('completed');
-    const events = await eventsOf(setup.starter, id);
-    contiguous(events);
-    // Nothing recorded before the kill is lost or changed.
-    expect(events.slice(0, before.length)).toEqual(before);
-    const after = events.slice(before.length);
+    const { view, after } = await completedAfter(setup, id, before);
     // Its plan and read were complete: it goes on from the answer, the read reused (hash-checked), not read again.
     expect(after[0]).toMatchObject({ type: 'run_resumed', attempt: 2, restart: 'answer' });
     expect(after.some((e) => e.type === 'step_started' || e.type === 'step_finished')).toBe(false);
@@ -289,6 +296,138 @@ describe('a model pulled after a worker started', () => {
     const events = await eventsOf(setup.starter, id);
     contiguous(events);
     expect(events.some((e) => e.type === 'run_waiting')).toBe(false);
+  });
+});
+
+describe('a worker told to stop (SIGTERM)', () => {
+  it('hands the run it holds back past its grace period, and another worker resumes it with its completed read reused; nothing is cancelled', async () => {
+    const setup = await setUp({
+      planner: [
+        // Round 1 reads config.ts, then re-plans for the missing file; round 2's plan never comes in time: the worker is stopped meanwhile.
+        { content: plan('src/config.ts', 'src/missing.ts') },
+        { content: plan('src/config.ts', 'src/llm.ts'), delayMs: 120_000 },
+        { content: plan('src/config.ts', 'src/llm.ts') },
+      ],
+      synthesizer: [{ content: endpointAnswer() }],
+    });
+    const first = await worker(setup, { PLANSCOPE_WORKER_GRACE_MS: '1000' });
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK });
+    await until(
+      'the first worker to read config.ts and ask for round 2',
+      async () => (await eventsOf(setup.starter, id)).some((e) => e.type === 'llm_call_started' && e.label === 'planner' && e.round === 2),
+      RUN_WAIT_MS,
+    );
+    const second = await worker(setup);
+    const before = await eventsOf(setup.starter, id);
+    // A graceful stop: the process exits by itself (not by a signal's default), within the grace and the hand-back.
+    expect(await first.stop()).toBeNull();
+    expect(first.child.exitCode).toBe(0);
+    expect(first.output()).toMatch(/handed back/);
+
+    // Nothing was recorded by the first worker after it let go: no cancel, no failure.
+    const { events, after } = await completedAfter(setup, id, before);
+    expect(after[0]).toMatchObject({ type: 'run_resumed', attempt: 2, restart: 'plan', round: 2 });
+    expect(after.find((e) => e.type === 'step_cached')).toMatchObject({ path: 'src/config.ts', fromRound: 1, round: 2 });
+    expect(after.filter((e) => e.type === 'step_finished').map((e) => e.type === 'step_finished' && e.path)).toEqual(['src/llm.ts']);
+    expect(events.filter((e) => e.type === 'run_finished')).toHaveLength(1);
+    expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(second.id);
+    // The first worker stopped, and was not taken for lost: its run was handed over, not swept up.
+    const [record] = await setup.database.sql<{ stopped_at: string | null; lost_at: string | null }>('SELECT stopped_at, lost_at FROM workers WHERE id = $1', [first.id]);
+    expect(record).toMatchObject({ stopped_at: expect.anything(), lost_at: null });
+  });
+
+  it('lets a run that ends within its grace period end there', async () => {
+    const setup = await setUp({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: endpointAnswer(), delayMs: 1500 }] });
+    const w = await worker(setup, { PLANSCOPE_WORKER_GRACE_MS: '30000' });
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK });
+    await until('the synthesizer to be called', async () => (await eventsOf(setup.starter, id)).some((e) => e.type === 'llm_call_started' && e.label === 'synthesizer'), RUN_WAIT_MS);
+    expect(await w.stop()).toBeNull();
+    const events = await eventsOf(setup.starter, id);
+    expect(foldStatus(events)).toBe('completed');
+    expect(events.some((e) => e.type === 'run_resumed')).toBe(false);
+    expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(w.id);
+    // Its job was completed before the worker exited, not left locked by a worker that is gone.
+    expect(await setup.starter.queue!.hasJob(id)).toBe(false);
+  });
+});
+
+/** Round 1 reads config.ts and fails on a missing file; round 2's plan never comes before the worker is stopped. */
+const replanned = (first: FakeReply = { content: plan('src/config.ts', 'src/missing.ts') }) => [
+  first,
+  { content: plan('src/config.ts', 'src/llm.ts'), delayMs: 120_000 },
+];
+
+/** A run started and handed back by a worker stopped (SIGTERM, a short grace) while round 2 is planned; the worker has exited. */
+async function handedBackRun(setup: Setup): Promise<string> {
+  const first = await worker(setup, { PLANSCOPE_WORKER_GRACE_MS: '300' });
+  const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK });
+  await until(
+    'the worker to ask for round 2',
+    async () => (await eventsOf(setup.starter, id)).some((e) => e.type === 'llm_call_started' && e.label === 'planner' && e.round === 2),
+    RUN_WAIT_MS,
+  );
+  expect(await first.stop()).toBeNull();
+  return id;
+}
+
+describe('a run resumed in another process', () => {
+  it('has the tool budget its first process left, not a fresh one', async () => {
+    // Budget 4: the first process's steps made 2 calls; the second's listing, check of config.ts and read of llm.ts would make 3.
+    const setup = await setUp({ planner: [...replanned(), { content: plan('src/config.ts', 'src/llm.ts') }], synthesizer: [{ content: endpointAnswer() }] }, { PLANSCOPE_TOOL_BUDGET: '4' });
+    const id = await handedBackRun(setup);
+    await worker(setup);
+    const view = await setup.starter.registry.waitFor(id);
+    const events = await eventsOf(setup.starter, id);
+    contiguous(events);
+    expect(events.some((e) => e.type === 'run_resumed')).toBe(true);
+    expect(view.status).toBe('failed');
+    expect(view.error).toMatchObject({ code: 'tool_budget_exceeded', message: expect.stringContaining('4 calls') });
+    // It ran out in round 2's steps (run at once: the check of config.ts, the read of llm.ts), which a fresh budget had room for.
+    expect(events.filter((e) => e.type === 'step_started' && e.round === 2)).not.toHaveLength(0);
+    expect(events.some((e) => e.type === 'step_finished' && e.round === 2)).toBe(false);
+  });
+
+  it('has the time its first process left, not a fresh run timer', async () => {
+    // 8 s in all: the first process spends 5 s waiting for its first plan; round 2's plan takes 6 s, longer than the 3 s left.
+    const setup = await setUp(
+      { planner: [...replanned({ content: plan('src/config.ts', 'src/missing.ts'), delayMs: 5000 }), { content: plan('src/config.ts', 'src/llm.ts'), delayMs: 6000 }] },
+      { PLANSCOPE_RUN_TIMEOUT_MS: '8000' },
+    );
+    const id = await handedBackRun(setup);
+    await worker(setup);
+    const view = await setup.starter.registry.waitFor(id);
+    const events = await eventsOf(setup.starter, id);
+    contiguous(events);
+    expect(view.status).toBe('failed');
+    expect(view.error?.code).toBe('timeout');
+    const resumed = events.find((e) => e.type === 'run_resumed')!;
+    const finished = events.find((e) => e.type === 'run_finished')!;
+    // A fresh timer would have let round 2's plan come (6 s); what was left ran out well before.
+    expect(finished.at - resumed.at).toBeLessThan(5000);
+  });
+});
+
+describe('two runtimes in one process', () => {
+  it('register two workers, each with its own id, and a run one of them takes is owned by that one alone', async () => {
+    const setup = await setUp({ planner: [{ hang: true }] });
+    const config = loadConfig({ ...setup.env, PLANSCOPE_DATABASE_URL: setup.database.url, PLANSCOPE_DB_POOL_SIZE: '4' }, APP_ROOT);
+    const runtimes = [await openRuntime(config, { worker: true }), await openRuntime(config, { worker: true })];
+    for (const runtime of runtimes) cleanups.push(() => runtime.close());
+    const ids = (await Promise.all(runtimes.map((r) => r.worker))).map((w) => w!.id);
+    expect(new Set(ids).size).toBe(2);
+    const rows = await setup.database.sql<{ id: string }>('SELECT id FROM workers WHERE pid = $1 AND stopped_at IS NULL ORDER BY id', [process.pid]);
+    expect(rows.map((r) => r.id)).toEqual([...ids].sort());
+
+    const { id } = await setup.starter.registry.start({ task: ENDPOINT_TASK });
+    await until('a runtime to call the model', async () => (await eventsOf(setup.starter, id)).some((e) => e.type === 'llm_call_started'), RUN_WAIT_MS);
+    const taker = runtimes.findIndex((r) => r.registry.isLive(id));
+    expect(taker).toBeGreaterThanOrEqual(0);
+    expect((await setup.starter.store.getRun(id))?.ownerStart).toBe(ids[taker]);
+    // What a sweeper gives back when one worker is lost: that worker's runs, not its neighbour's.
+    expect(await setup.starter.workers.ownedRuns(ids[taker]!)).toEqual([id]);
+    expect(await setup.starter.workers.ownedRuns(ids[1 - taker]!)).toEqual([]);
+    expect(await setup.starter.registry.cancelElsewhere(id)).toBe(true);
+    expect((await setup.starter.registry.waitFor(id)).status).toBe('cancelled');
   });
 });
 

@@ -6,7 +6,7 @@ import { emptyRun } from '../../lib/run-state';
 import { toResult } from '../../lib/result';
 import { isRequestError } from '../../server/errors';
 import { RunRecorder } from '../../server/runs/recorder';
-import { thisProcess, type Owner } from '../../server/store/owner';
+import type { Owner } from '../../server/store/owner';
 import { ENDPOINT_TASK, endpointAnswer, plan, startHarness, type Harness } from '../support/harness';
 
 /**
@@ -173,7 +173,7 @@ describe('a run taken over after its process died', () => {
     expect(created).toMatchObject({ type: 'run_created', begin: { stage: 'plan', round: 1, lessons: [] } });
     expect(h.runtime.registry.isLive(id)).toBe(false);
 
-    await h.runtime.registry.runStored(id, { attempt: 1, maxAttempts: 1, from: thisProcess() });
+    await h.runtime.registry.runStored(id, { attempt: 1, maxAttempts: 1, from: h.runtime.registry.owner });
     const view = await h.runtime.registry.waitFor(id);
     expect(view.status).toBe('completed');
     expect(view.resumes).toEqual([]);
@@ -181,7 +181,7 @@ describe('a run taken over after its process died', () => {
     expect(view.rounds.map((r) => [r.round, r.call, r.steps.map((s) => s.path)])).toEqual([[1, null, ['src/config.ts']]]);
 
     const answer = await h.runtime.registry.create({ fork: { run: parent.id, stage: 'answer' } });
-    await h.runtime.registry.runStored(answer.id, { attempt: 1, maxAttempts: 1, from: thisProcess() });
+    await h.runtime.registry.runStored(answer.id, { attempt: 1, maxAttempts: 1, from: h.runtime.registry.owner });
     const answered = await h.runtime.registry.waitFor(answer.id);
     expect(answered.status).toBe('completed');
     expect(answered.rounds).toEqual([]);

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { servedModels, type WorkersResponse } from '../../lib/worker';
 import { ConfigError, loadConfig } from '../../server/config';
-import { thisProcess } from '../../server/store/owner';
+import { runtimeOwner } from '../../server/store/owner';
 import { openDatabase } from '../../server/store/sqlite/db';
 import { openStores } from '../../server/store/stores';
 import { SqliteWorkerStore } from '../../server/store/sqlite/worker-store';
@@ -52,7 +52,8 @@ describe('a runtime as a worker', () => {
     cleanups.push(() => h.close());
     const { runtime } = h;
     const view = () => workersView(runtime.workers, runtime.config.workers, true);
-    const self = thisProcess();
+    // The runtime's own id, not the process's: a process may hold several runtimes, each its own worker.
+    const self = runtime.registry.owner;
     const first = await until(view, (r) => r.workers.some((w) => w.id === self.start), 'the runtime registered');
     const worker = first.workers.find((w) => w.id === self.start)!;
     expect(worker).toMatchObject({
@@ -86,7 +87,7 @@ describe('startThisWorker', () => {
     const store = sqliteWorkers();
     const workspace = path.join(APP_ROOT, 'sample-workspace');
     const config = loadConfig({ ...FAST, OLLAMA_HOST: 'http://127.0.0.1:9', PLANSCOPE_WORKSPACE: workspace, PLANSCOPE_WORKSPACE_ROOTS: os.tmpdir() }, APP_ROOT);
-    const worker = await startThisWorker({ config, store, runs: () => ['r1'] });
+    const worker = await startThisWorker({ config, owner: runtimeOwner(), store, runs: () => ['r1'] });
     cleanups.push(() => worker.stop());
     const [record] = await store.list();
     expect(record!.hosts).toEqual([{ host: 'http://127.0.0.1:9', models: [], reachable: false }]);
@@ -113,7 +114,7 @@ describe('workersView', () => {
     await store.register({ ...base, id: 'lost', startedAt: now - 3, lastBeatAt: now - 30_000 });
     await store.register({ ...base, id: 'live', startedAt: now - 2, lastBeatAt: now - 500 });
     await store.register({ ...base, id: 'stopped-long-ago', startedAt: now - 1, lastBeatAt: now - 3 * 3600_000, stoppedAt: now - 2 * 3600_000 });
-    const { workers } = await workersView(store, { heartbeatMs: 2000, lostAfterMs: 10_000, modelsRefreshMs: 60_000 }, true, now);
+    const { workers } = await workersView(store, { heartbeatMs: 2000, lostAfterMs: 10_000, modelsRefreshMs: 60_000, graceMs: 30_000 }, true, now);
     expect(workers.map((w) => [w.id, w.state])).toEqual([
       ['live', 'live'],
       ['lost', 'lost'],
@@ -131,7 +132,7 @@ describe('workersView for a read-only viewer', () => {
       { host: 'http://user:secret@10.0.0.7:11434', models: ['llama3.2:latest'], reachable: false },
     ];
     await store.register({ id: 'w1', host: 'build-7.corp', pid: 4242, startedAt: now - 10, lastBeatAt: now, stoppedAt: null, concurrency: 3, hosts, workspaceRoots: ['/srv/secret-repos'] });
-    const settings = { heartbeatMs: 2000, lostAfterMs: 10_000, modelsRefreshMs: 60_000 };
+    const settings = { heartbeatMs: 2000, lostAfterMs: 10_000, modelsRefreshMs: 60_000, graceMs: 30_000 };
     const full = await workersView(store, settings, true, now);
     expect(full.machineDetails).toBe(true);
     expect(full.workers[0]).toMatchObject({ host: 'build-7.corp', pid: 4242, workspaceRoots: ['/srv/secret-repos'], hosts });
@@ -182,7 +183,7 @@ describe('the heartbeat', () => {
 
 describe('the workers configuration', () => {
   it('defaults to a heartbeat every 2 s and lost after 10 s', () => {
-    expect(loadConfig({}, APP_ROOT).workers).toEqual({ heartbeatMs: 2000, lostAfterMs: 10_000, modelsRefreshMs: 60_000 });
+    expect(loadConfig({}, APP_ROOT).workers).toEqual({ heartbeatMs: 2000, lostAfterMs: 10_000, modelsRefreshMs: 60_000, graceMs: 30_000 });
   });
 
   it('refuses a lost-after window shorter than two heartbeats, saying what to set', () => {
