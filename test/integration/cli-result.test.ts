@@ -48,7 +48,7 @@ describe('the CLI tells why a run re-planned', () => {
       ended: 'replanned_after_failure',
     });
     expect(result.llmCalls.map((c) => c.call)).toEqual(['planner#1', 'planner#2', 'synthesizer#3', 'reviewer#4']);
-    expect(result.llmCalls[0]!.host).toMatch(/^http:\/\/\*{4}cope:\*{4}cret@127\.0\.0\.1:\d+$/);
+    expect(result.llmCalls[0]!.host).toMatch(/^http:\/\/\*{4}:\*{4}@127\.0\.0\.1:\d+$/);
     expect(outcome.stdout).not.toContain(PASSWORD);
   });
 
@@ -57,7 +57,7 @@ describe('the CLI tells why a run re-planned', () => {
     expect(outcome.code).toBe(0);
     const time = String.raw`\d\d:\d\d:\d\d\.\d{3}`;
     const planner = new RegExp(
-      String.raw`^\[planner#1\] round=1 host=http://\*{4}cope:\*{4}cret@127\.0\.0\.1:\d+ model=qwen3:8b in=\d+ chars out=\d+ chars thinking=0 chars ` +
+      String.raw`^\[planner#1\] round=1 host=http://\*{4}:\*{4}@127\.0\.0\.1:\d+ model=qwen3:8b in=\d+ chars out=\d+ chars thinking=0 chars ` +
         String.raw`tokens_in=\d+ tokens_out=\d+ start=${time} end=${time} duration=\d+\.\d\ds done_reason=stop status=ok ` +
         String.raw`prompt=planner#1\.prompt\.json response=planner#1\.response\.txt$`,
       'm',
