@@ -15,6 +15,18 @@ import type { CallLabel, CallOptions } from './events';
  */
 export const MIN_OLLAMA_VERSION = { structuredOutputs: '0.5.0', think: '0.9.0' } as const;
 
+/**
+ * What `/api/version` says of an Ollama built from its source without a
+ * release's version stamped in (seen from v0.24.0 built with `go build .`):
+ * not an old server but one whose version says nothing, judged as unknown.
+ */
+export const UNSTAMPED_OLLAMA_VERSION = '0.0.0';
+
+/** A version that says what the server can do: not null, not an unstamped build. */
+export function knownVersion(version: string | null): version is string {
+  return version !== null && version.trim() !== UNSTAMPED_OLLAMA_VERSION;
+}
+
 /** What `/api/show` says of a model; null where the server did not say. */
 export interface ModelFacts {
   name: string;
@@ -43,12 +55,12 @@ export function readinessProblems(
 ): ReadinessProblem[] {
   const problems: ReadinessProblem[] = [];
   const thinkingRoles = (Object.keys(callOptions) as CallLabel[]).filter((role) => callOptions[role].think);
-  if (version !== null && isOlder(version, MIN_OLLAMA_VERSION.structuredOutputs)) {
+  if (knownVersion(version) && isOlder(version, MIN_OLLAMA_VERSION.structuredOutputs)) {
     problems.push({
       code: 'ollama_too_old',
       message: `Ollama ${version} is too old: planscope needs at least ${MIN_OLLAMA_VERSION.structuredOutputs} for structured outputs (a JSON schema as format). Update Ollama.`,
     });
-  } else if (version !== null && thinkingRoles.length > 0 && isOlder(version, MIN_OLLAMA_VERSION.think)) {
+  } else if (knownVersion(version) && thinkingRoles.length > 0 && isOlder(version, MIN_OLLAMA_VERSION.think)) {
     problems.push({
       code: 'ollama_too_old',
       message: `Ollama ${version} is too old for thinking (${thinkingRoles.join(', ')} asks for it): that needs at least ${MIN_OLLAMA_VERSION.think}. Update Ollama, or turn thinking off (PLANSCOPE_THINK=false).`,

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { z } from 'zod';
 import { reportOk, type DoctorCheck, type DoctorCheckId, type DoctorReport } from '../../lib/doctor';
 import { maskHost, maskUrlsInText } from '../../lib/mask';
-import { MIN_OLLAMA_VERSION, type ReadinessProblem } from '../../lib/ollama-readiness';
+import { knownVersion, MIN_OLLAMA_VERSION, type ReadinessProblem } from '../../lib/ollama-readiness';
 import { OFFLINE_MODEL, type Config, type OpenAIServer } from '../config';
 import { parseModelRef } from '../../lib/model-ref';
 import { readEmbeddedModel, type EmbeddedModelInfo } from '../llm/embedded/catalog';
@@ -116,6 +116,13 @@ async function checkModel(config: Config, add: Add): Promise<void> {
   }
   if (health.version === null) {
     add('ollama_version', 'warn', 'The server did not say its version (it predates /api/version).', `Update Ollama: planscope needs ${MIN_OLLAMA_VERSION.structuredOutputs} or later.`);
+  } else if (!knownVersion(health.version)) {
+    add(
+      'ollama_version',
+      'warn',
+      `Ollama says its version is ${health.version}: a build from source with no release version stamped in, so its features cannot be told from it. The structured-output probe below shows whether it takes a JSON schema as format.`,
+      `Build it with its release version (as Ollama's own build scripts do), or run a release: planscope needs ${MIN_OLLAMA_VERSION.structuredOutputs} or later.`,
+    );
   } else {
     add('ollama_version', 'ok', `Ollama ${health.version} (planscope needs ${MIN_OLLAMA_VERSION.structuredOutputs}, and ${MIN_OLLAMA_VERSION.think} for thinking).`);
   }

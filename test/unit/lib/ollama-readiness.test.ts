@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallLabel, CallOptions } from '../../../lib/events';
 import { CallLabel as CallLabels } from '../../../lib/events';
-import { isOlder, readinessProblems } from '../../../lib/ollama-readiness';
+import { isOlder, knownVersion, readinessProblems } from '../../../lib/ollama-readiness';
 
 const options = (thinking: CallLabel[] = []): Record<CallLabel, CallOptions> =>
   Object.fromEntries(
@@ -50,5 +50,16 @@ describe('readinessProblems', () => {
   it('refuses a model that cannot chat, and judges nothing on an unknown version or capability list', () => {
     expect(readinessProblems(null, { ...qwen, capabilities: ['embedding'] }, options())[0]?.code).toBe('model_lacks_capability');
     expect(readinessProblems(null, { ...llama, capabilities: null }, options(['planner']))).toEqual([]);
+  });
+});
+
+describe('an Ollama built from source (version 0.0.0, as v0.24.0 built with `go build .` says)', () => {
+  it('is no old server: its version is taken as unknown, and nothing is refused on it', () => {
+    expect(knownVersion('0.0.0')).toBe(false);
+    expect(knownVersion(null)).toBe(false);
+    expect(knownVersion('0.12.10')).toBe(true);
+    expect(readinessProblems('0.0.0', qwen, options(['planner']))).toEqual([]);
+    // What the model can do is still judged.
+    expect(readinessProblems('0.0.0', llama, options(['planner']))[0]).toMatchObject({ code: 'model_lacks_capability', role: 'planner' });
   });
 });
