@@ -1,4 +1,5 @@
 import { Logger, run, runMigrations, type LogFunctionFactory, type Runner, type TaskList } from 'graphile-worker';
+import pg from 'pg';
 import type { PgDatabase } from '../store/pg/database';
 import { taskName, type RunRoute } from './route';
 
@@ -205,10 +206,15 @@ export class RunQueue {
       await take(runId, helpers.job.attempts);
     };
     serve(routes);
+    // Its own pool: the runner holds a LISTEN connection and one per job being locked or completed, which must not starve
+    // the store's. Made here rather than by graphile-worker, which takes its error handlers off when its runner stops:
+    // a client still open then (a job being completed as the database goes away) would throw with no one listening.
+    const pool = new pg.Pool({ connectionString: this.db.settings.url, max: concurrency + 2 });
+    const ignore = () => {};
+    pool.on('error', ignore);
+    pool.on('connect', (client) => client.on('error', ignore));
     const runner: Runner = await run({
-      // Its own pool: the runner holds a LISTEN connection and one per job being locked or completed, which must not starve the store's.
-      connectionString: this.db.settings.url,
-      maxPoolSize: concurrency + 2,
+      pgPool: pool,
       taskList,
       concurrency,
       noHandleSignals: true,
@@ -219,6 +225,9 @@ export class RunQueue {
       // Batched (at once), a job's completion or failure is flushed before the runner stops; unbatched, it is sent
       // without being waited for, and a process exiting after the stop lost it, the job left locked by nobody.
       preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+    }).catch(async (error: unknown) => {
+      await pool.end().catch(() => {});
+      throw error;
     });
     let stopped: Promise<void> | null = null;
     const db = this.db;
@@ -242,6 +251,7 @@ export class RunQueue {
             if (!late || !(await within(graceful, HAND_BACK_MS))) await runner.kill('planscope worker stopping').catch(() => {});
           }
           await runner.promise.catch(() => {});
+          await pool.end().catch(() => {});
         })();
         return stopped;
       },

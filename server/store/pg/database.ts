@@ -42,9 +42,12 @@ export class PgDatabase {
     // A pool waiting for a free connection gives up after connectionTimeoutMillis too.
     this.pool = new pg.Pool({ ...connectionConfig(settings), max: settings.poolSize, idleTimeoutMillis: IDLE_MS });
     // An idle connection that breaks (the server restarted) is dropped by the pool; unheard, it would end the process.
-    this.pool.on('error', (error) => {
+    const broke = (error: Error) => {
       process.stderr.write(`planscope: a PostgreSQL connection to ${settings.display} broke: ${describeError(error)}\n`);
-    });
+    };
+    this.pool.on('error', broke);
+    // So does one held by a caller (a lock kept for a sweep): the caller's next query fails with it, where it is handled.
+    this.pool.on('connect', (client) => client.on('error', broke));
     this.ready = migrate(this.pool).catch((error: unknown) => {
       throw startFailure(error, settings.display);
     });
