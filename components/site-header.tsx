@@ -56,7 +56,7 @@ export function SiteHeader({ identity }: { identity: Identity }) {
           plan → validate → execute (MCP) → answer → check
         </span>
         <div className="ml-auto flex items-center gap-2 xl:ml-0">
-          <span className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="identity" title="Who this dashboard acts as, and the role of the token">
+          <span className="sr-only text-xs text-zinc-600 md:not-sr-only dark:text-zinc-400" data-testid="identity" title="Who this dashboard acts as, and the role of the token">
             {identity.person} · {identity.role}
           </span>
           <ThemeToggle />

@@ -1,5 +1,6 @@
 import { GOOD, TASK } from './content';
 import { expect, plan, runDetail, scriptFake, settled, startApprovalRun, startRun, test } from './fixtures';
+import { startProductionServer } from '../test/support/server-process';
 
 /** What a person new to the dashboard met in one walk through it, each as they see it. */
 
@@ -175,7 +176,12 @@ test('the compare page\'s "Run this task again" says why it chose its strategy a
 });
 
 test('the empty Evaluations page points to the Run button as well as the command line', async ({ page }) => {
-  // This spec stores no evaluation, and each e2e run starts from an empty store.
-  await page.goto('/evals');
-  await expect(page.getByTestId('evals-empty')).toContainText('Run button');
+  // A dashboard of its own, on a store of its own: the shared one holds the evaluations other specs made.
+  const server = await startProductionServer({ env: { PLANSCOPE_MODEL: 'offline' } });
+  try {
+    await page.goto(`${server.url}/evals`);
+    await expect(page.getByTestId('evals-empty')).toContainText('Run button');
+  } finally {
+    await server.cleanup();
+  }
 });

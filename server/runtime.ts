@@ -318,7 +318,9 @@ function installShutdown(runtime: Runtime): void {
     process.once(signal, () => {
       if (closing) return;
       closing = true;
-      process.stderr.write(`planscope: ${signal}: stopping runs in flight (handed back to the run queue past the grace period, if it has one) and closing the workspace bridges\n`);
+      // Without the run queue there is nobody to hand a run to: it is cancelled, as before.
+      const runs = runtime.queue ? 'letting runs in flight go on for the grace period, then handing them back to the run queue,' : 'cancelling runs in flight';
+      process.stderr.write(`planscope: ${signal}: ${runs} and closing the workspace bridges\n`);
       // A request that never ends must not keep the process alive forever. A worker of the queue first lets its runs go on for its grace period.
       const grace = runtime.queue ? runtime.config.workers.graceMs : 0;
       setTimeout(() => process.exit(128 + os.constants.signals[signal]), grace + SHUTDOWN_DEADLINE_MS).unref();
