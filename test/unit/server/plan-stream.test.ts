@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planStepStream } from '../../../server/engine/plan-stream';
+import { MAX_FOLLOWED_DEPTH, planStepStream } from '../../../server/engine/plan-stream';
 
 function feedInPieces(text: string, size: number) {
   const steps: unknown[] = [];
@@ -36,5 +36,19 @@ describe('planStepStream', () => {
 
   it('ignores whatever follows the plan object', () => {
     expect(feedInPieces(JSON.stringify(plan) + ' {"steps": [{"path": "late"}]}', 7).steps).toEqual(plan.steps);
+  });
+
+  it('stops following a reply nested deeper than a plan can be, keeping the steps it had', () => {
+    const deep = '['.repeat(MAX_FOLLOWED_DEPTH) + ']'.repeat(MAX_FOLLOWED_DEPTH);
+    const text = `{"steps": [{"path": "a"}, {"path": "b", "args": ${deep}}, {"path": "c"}]}`;
+    expect(feedInPieces(text, 9).steps).toEqual([{ path: 'a' }]);
+    const nested = '['.repeat(50_000) + ']'.repeat(50_000);
+    expect(feedInPieces(nested, 4096).steps).toEqual([]);
+  });
+
+  it('follows a step nested as deep as the bound allows', () => {
+    const inner = '['.repeat(MAX_FOLLOWED_DEPTH - 3) + ']'.repeat(MAX_FOLLOWED_DEPTH - 3);
+    const text = `{"steps": [{"path": "b", "args": ${inner}}]}`;
+    expect(feedInPieces(text, 5).steps).toHaveLength(1);
   });
 });
