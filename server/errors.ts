@@ -28,6 +28,16 @@ export class PlanscopeError extends Error {
   }
 }
 
+/**
+ * A configuration that cannot be run with: which variable, and what is
+ * wrong with it. Thrown at start-up by `loadConfig` and by the checks of
+ * the modules that own a part of the configuration (the listen address,
+ * each role's sampling), so it lives below all of them.
+ */
+export class ConfigError extends PlanscopeError {
+  override name = 'ConfigError';
+}
+
 /** A refused request: a stable code, a message for people, and the HTTP status it maps to (server/http/'s map). */
 export class RequestError extends PlanscopeError {
   readonly [REQUEST] = true;

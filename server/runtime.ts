@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import os from 'node:os';
-import { checkListenAddress, ConfigError, loadConfig, nextListenHostname, type Config } from './config';
+import { ConfigError, loadConfig, type Config } from './config';
+import { checkListenAddress, nextListenHostname } from './http/listen-address';
 import type { ExternalTools } from './engine/tools';
 import type { ToolSpec } from '../lib/general-plan';
 import { reportReadinessAtStart } from './llm/readiness';

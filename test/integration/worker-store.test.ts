@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { RunEvent, type NewRunEvent } from '../../lib/events';
 import { applyEvent, emptyRun, type RunState } from '../../lib/run-state';
 import type { WorkerRecordInput } from '../../lib/worker';
-import { loadConfig, runLimits } from '../../server/config';
+import { loadConfig } from '../../server/config';
+import { runLimits } from '../../server/runs/run-limits';
 import { openPgStores } from '../../server/store/pg/stores';
 import type { RunStore } from '../../server/store/run-store';
 import { openDatabase } from '../../server/store/sqlite/db';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkListenAddress, ConfigError, isLoopback, loadConfig, nextListenHostname } from '../../server/config';
+import { ConfigError, loadConfig } from '../../server/config';
+import { checkListenAddress, isLoopback, nextListenHostname } from '../../server/http/listen-address';
 
 /**
  * Where the server may listen without a token. The production server's

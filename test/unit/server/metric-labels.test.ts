@@ -1,7 +1,8 @@
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { describe, expect, it } from 'vitest';
 import { RunEvent } from '../../../lib/events';
-import { loadConfig, runLimits } from '../../../server/config';
+import { loadConfig } from '../../../server/config';
+import { runLimits } from '../../../server/runs/run-limits';
 import { MAX_MODEL_LABELS, OTHER_MODEL_LABEL, RunMetrics } from '../../../server/telemetry/run-metrics';
 import { APP_ROOT } from '../../support/harness';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, runLimits } from '../../../server/config';
+import { ConfigError, loadConfig } from '../../../server/config';
+import { runLimits } from '../../../server/runs/run-limits';
 import { conclusionKey, toolCallKey } from '../../../server/engine/completed-work';
 
 const configOf = (env: Record<string, string>) => loadConfig(env, process.cwd());
