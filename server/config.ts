@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { type RunLimits } from '../lib/events';
+import type { RunLimits } from '../lib/events';
 import { DEFAULT_BUNDLE_LIMITS, type BundleCheckSettings } from '../lib/bundle';
 import { LOCAL_PERSON, MAX_PERSON_CHARS } from '../lib/person';
 import { maskHost } from '../lib/mask';
