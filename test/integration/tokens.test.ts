@@ -54,6 +54,9 @@ const places: Record<string, () => Place> = {
   }),
 };
 
+// Seven CLI processes in one test, each starting tsx: on a loaded 2-core machine that took 57 s of a 60 s bound.
+const CLI_TEST_TIMEOUT_MS = 5 * 60 * 1000;
+
 const cli = (place: Place, args: string[]) => runCli(TSX_ENTRY, ['token', ...args], { cwd: APP_ROOT, env: place.env });
 
 for (const [kind, placeOf] of Object.entries(places)) {
@@ -106,6 +109,6 @@ for (const [kind, placeOf] of Object.entries(places)) {
       } finally {
         await stores.close();
       }
-    });
+    }, CLI_TEST_TIMEOUT_MS);
   });
 }
