@@ -35,7 +35,8 @@ export async function ensureBuild() {
   if (!state.stale) return;
   // Measured on a two-core machine: see the README's "Two commands" for the figures and how they were taken.
   console.log(
-    'planscope: building the dashboard first, once: 2 to 6 minutes on two cores, longer while other work loads them. ' +
+    'planscope: building the dashboard first, once: 1 to 2 minutes on two cores with nothing else running, several times ' +
+      'that while other work loads them (5 minutes measured with two busy cores). ' +
       'First the workspace bridge (seconds), then Next.js compiles the server and the pages (most of the time, with no output ' +
       'until it is done) and writes them out; its own steps print below. Later starts reuse the build until a source changes.',
   );
