@@ -1,5 +1,10 @@
+import type { EvalItem } from '../lib/eval';
+import { axeFindings } from './axe';
 import { GOOD, TASK } from './content';
+import { runEvalCli, writeSuite } from './eval-cli';
 import { expect, plan, runDetail, scriptFake, settled, startApprovalRun, startRun, test } from './fixtures';
+import { startFakeOllama } from '../test/support/fake-ollama';
+import { createTestDatabase } from '../test/support/postgres';
 import { startProductionServer } from '../test/support/server-process';
 
 /** What a person new to the dashboard met in one walk through it, each as they see it. */
@@ -183,5 +188,75 @@ test('the empty Evaluations page points to the Run button as well as the command
     await expect(page.getByTestId('evals-empty')).toContainText('Run button');
   } finally {
     await server.cleanup();
+  }
+});
+
+test('the runs an evaluation made carry an "evaluation" mark in the runs list and the review queue, and the list filters by it', async ({ page, request }) => {
+  const task = 'Where is the model endpoint configured? (asked by an evaluation and by a person)';
+  const suite = writeSuite('marked-runs', [{ id: 'marked-endpoint', category: 'lookup', task, mustState: ['OLLAMA_HOST'] }]);
+  const { id: evalId, items } = await runEvalCli<{ id: string; items: EvalItem[] }>(suite, ['--model', 'offline']);
+  expect(items.map((i) => i.status)).toEqual(['completed']);
+  const evaluated = items[0]!.runId;
+  const direct = await startRun(request, { task, model: 'offline' });
+  await settled(request, direct);
+  // Only this test's two runs: the shared dashboard holds other specs' evaluations.
+  const mine = `q=${encodeURIComponent('asked by an evaluation and by a person')}`;
+
+  await page.goto(`/runs?${mine}`);
+  const row = (id: string) => page.locator(`tr[data-run-id="${id}"]`);
+  await expect(row(direct)).toBeVisible();
+  const mark = row(evaluated).getByTestId('evaluation-tag');
+  await expect(mark).toHaveText('evaluation');
+  await expect(mark).toHaveAttribute('title', `Run by evaluation ${evalId}, one of its suite's tasks`);
+  await expect(row(direct).getByTestId('evaluation-tag')).toHaveCount(0);
+  expect(await axeFindings(page)).toEqual([]);
+
+  await page.getByLabel('Origin').selectOption({ label: 'made by an evaluation' });
+  await page.waitForURL((url) => url.searchParams.get('origin') === 'evaluation');
+  await expect(page.getByTestId('run-link')).toHaveCount(1);
+  await expect(row(evaluated)).toBeVisible();
+  await page.getByLabel('Origin').selectOption({ label: 'started on its own' });
+  await page.waitForURL((url) => url.searchParams.get('origin') === 'direct');
+  await expect(page.getByTestId('run-link')).toHaveCount(1);
+  await expect(row(direct)).toBeVisible();
+
+  // The review queue, narrowed by the same filter, marks the evaluation's run in its header.
+  await page.goto(`/review?${mine}&origin=evaluation`);
+  const reviewed = page.getByTestId('review-run');
+  await expect(reviewed).toHaveAttribute('data-run-id', evaluated);
+  await expect(reviewed.locator('header').getByText('evaluation', { exact: true })).toBeVisible();
+  expect(await axeFindings(page)).toEqual([]);
+  await page.goto(`/review?${mine}&origin=direct`);
+  await expect(reviewed).toHaveAttribute('data-run-id', direct);
+  await expect(reviewed.getByTestId('evaluation-tag')).toHaveCount(0);
+});
+
+test('on PostgreSQL with no worker and a dashboard that takes no runs, the setup checks say not ready, the Workers page says why, and a missing run names the database', async ({ page }) => {
+  test.setTimeout(120_000);
+  const database = await createTestDatabase();
+  const fake = await startFakeOllama({ probe: [{ content: '{"city":"Paris","sum":5}' }] });
+  const server = await startProductionServer({ env: { PLANSCOPE_DATABASE_URL: database.url, OLLAMA_HOST: fake.url, PLANSCOPE_MODEL: 'qwen3:8b', PLANSCOPE_WORKER: 'off' } });
+  try {
+    await page.goto(`${server.url}/`);
+    const panel = page.getByTestId('setup-checks');
+    await panel.getByRole('button', { name: 'run checks' }).click();
+    await expect(panel.getByTestId('setup-checks-verdict')).toHaveText('not ready');
+    const workers = panel.getByTestId('doctor-workers_available');
+    await expect(workers).toHaveAttribute('data-verdict', 'fail');
+    await expect(workers).toContainText('PLANSCOPE_WORKER=off: this dashboard takes no runs');
+
+    await page.goto(`${server.url}/workers`);
+    await expect(page.getByTestId('workers-empty')).toContainText('this dashboard takes none');
+    await expect(page.getByTestId('workers-empty')).not.toContainText('This dashboard takes runs');
+
+    await page.goto(`${server.url}/runs/no-such-run`);
+    const card = page.getByTestId('run-not-found');
+    await expect(card).toContainText('the PostgreSQL database');
+    await expect(card).toContainText('PLANSCOPE_DATABASE_URL');
+    await expect(card).not.toContainText('PLANSCOPE_DATA_DIR');
+  } finally {
+    await server.cleanup();
+    await fake.close();
+    await database.drop();
   }
 });

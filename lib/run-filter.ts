@@ -13,6 +13,10 @@ import { PlanProfile, RunStatus, Strategy } from './events';
 export const ReviewState = z.enum(['judged', 'needs_review']);
 export type ReviewState = z.infer<typeof ReviewState>;
 
+/** `evaluation`: the runs an evaluation made (`npm run eval`, the Evaluations page); `direct`: every other run. */
+export const RunOrigin = z.enum(['evaluation', 'direct']);
+export type RunOrigin = z.infer<typeof RunOrigin>;
+
 export const MAX_SEARCH_CHARS = 200;
 
 export const RunFilter = z.strictObject({
@@ -23,6 +27,7 @@ export const RunFilter = z.strictObject({
   /** The code the run ended with. */
   error: RunErrorCode.optional(),
   review: ReviewState.optional(),
+  origin: RunOrigin.optional(),
   /** Words the task holds, as typed (case-insensitive, a substring). */
   q: z.string().trim().min(1).max(MAX_SEARCH_CHARS).optional(),
 });

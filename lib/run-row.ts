@@ -40,6 +40,12 @@ export const NewRun = z.object({
   /** A fork's parent run and the round it was forked at; null for a run that is no fork. */
   forkedFromRun: z.string().nullable().default(null),
   forkedFromRound: z.number().int().nullable().default(null),
+  /**
+   * The evaluation this run is an item of (`npm run eval`, the Evaluations
+   * page), so that the runs list and the review queue can tell its runs
+   * from the ones people started; null for any other run.
+   */
+  evalId: z.string().nullable().default(null),
 });
 export type NewRun = z.infer<typeof NewRun>;
 /** A new run as callers give it: strategy and profile may be left to their defaults. */

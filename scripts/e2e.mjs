@@ -12,7 +12,7 @@ if (!fs.existsSync(chromium)) {
   );
   process.exit(1);
 }
-ensureBuild();
+await ensureBuild();
 const cli = path.join(root, 'node_modules', '@playwright', 'test', 'cli.js');
 const result = spawnSync(process.execPath, [cli, 'test', ...process.argv.slice(2)], {
   cwd: root,

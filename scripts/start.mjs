@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { ensureBuild, root } from './ensure-build.mjs';
 
-ensureBuild();
+await ensureBuild();
 const port = process.env.PORT || '3000';
 const hostname = process.env.HOSTNAME || '127.0.0.1';
 const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');

@@ -10,6 +10,7 @@ import type { RunState } from '@/lib/run-state';
 import { useGiveVerdict, type GiveVerdict } from '../human-verdicts/give-verdict';
 import { VERDICT_KEYS, VerdictBar } from '../human-verdicts/verdict-bar';
 import { moveFocus, useShortcuts } from '../keyboard/use-shortcuts';
+import { EvaluationTag } from '../ui/evaluation-tag';
 import { ClaimFlagsNote } from '../ui/claim-flags-note';
 import { ClaimReviewNote } from '../ui/claim-review-note';
 import { ClaimRow } from '../ui/claim-row';
@@ -110,6 +111,11 @@ export function ReviewQueue({ queue, person, blind: blindAtFirst }: { queue: Run
             {current!.task}
           </h2>
           <p className="mt-0.5 text-[11px] muted">
+            {current!.evalId !== null && (
+              <>
+                <EvaluationTag evalId={current!.evalId} />{' '}
+              </>
+            )}
             <span className="font-mono">{current!.model}</span> · {current!.strategy} · {current!.profile} ·{' '}
             <Link className="link" href={`/runs/${encodeURIComponent(current!.id)}`}>
               open the run page <span className="font-mono">{current!.id}</span>

@@ -4,11 +4,16 @@ import { usePathname, useRouter } from 'next/navigation';
 import { useEffect, useState, type FormEvent } from 'react';
 import { RunErrorCode } from '@/lib/codes';
 import { PlanProfile, RunStatus, Strategy } from '@/lib/events';
-import { isFiltered, MAX_SEARCH_CHARS, RunFilterDraft, runFilterParams, type ReviewState, type RunFilter } from '@/lib/run-filter';
+import { isFiltered, MAX_SEARCH_CHARS, RunFilterDraft, runFilterParams, type ReviewState, type RunFilter, type RunOrigin } from '@/lib/run-filter';
 
 const REVIEW_LABELS: Record<ReviewState, string> = {
   judged: 'has human verdicts',
   needs_review: 'needs review (completed, not judged)',
+};
+
+const ORIGIN_LABELS: Record<RunOrigin, string> = {
+  evaluation: 'made by an evaluation',
+  direct: 'started on its own',
 };
 
 type ChoiceKey = Exclude<keyof RunFilter, 'q'>;
@@ -65,13 +70,14 @@ export function RunFilters({ filter: fromAddress, models }: { filter: RunFilter;
   const modelOptions = filter.model !== undefined && !models.includes(filter.model) ? [...models, filter.model] : models;
   return (
     <form role="search" aria-label="Filter runs" onSubmit={submit} className="rounded-md border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900">
-      <div className="grid grid-cols-2 gap-2 sm:grid-cols-3 lg:grid-cols-6">
+      <div className="grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-7">
         {choice('status', 'Status', RunStatus.options)}
         {choice('model', 'Model', modelOptions)}
         {choice('strategy', 'Strategy', Strategy.options)}
         {choice('profile', 'Profile', PlanProfile.options)}
         {choice('error', 'Error code', RunErrorCode.options)}
         {choice('review', 'Human review', Object.keys(REVIEW_LABELS), REVIEW_LABELS)}
+        {choice('origin', 'Origin', Object.keys(ORIGIN_LABELS), ORIGIN_LABELS)}
       </div>
       <div className="mt-2 flex items-end gap-2">
         <div className="min-w-0 flex-1">

@@ -6,6 +6,7 @@ import type { RunSummary } from '@/lib/api';
 import { isFiltered, type RunFilter } from '@/lib/run-filter';
 import { formatAgo, formatDuration, formatTimestamp, isoOf } from '../format';
 import { BaselineTag } from '../ui/baseline-tag';
+import { EvaluationTag } from '../ui/evaluation-tag';
 import { ImportedTag } from '../ui/imported-tag';
 import { StatusBadge } from '../ui/status-badge';
 import { TableColumns, type Column } from '../ui/table-columns';
@@ -125,6 +126,7 @@ function RunRow({ run, now, tabStop, onFocus }: { run: RunSummary; now: number |
         </Link>
         <div className="mt-0.5 truncate font-mono text-[10px] muted">{run.id}</div>
         {run.importedFrom !== null && run.importedAt !== null && <ImportedTag imported={{ from: run.importedFrom, at: run.importedAt }} />}
+        {run.evalId !== null && <EvaluationTag evalId={run.evalId} />}
       </td>
       <td className="td">
         <div className="truncate font-mono" title={run.model}>

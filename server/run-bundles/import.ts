@@ -78,6 +78,8 @@ async function storeImported(store: RunStore, { row, from, events, artifacts, re
     // The bundle's parent is a run elsewhere: a run of here with its id is no parent of this one.
     forkedFromRun: null,
     forkedFromRound: null,
+    // Likewise its evaluation, which is not stored here.
+    evalId: null,
   };
   // Replay ids are the store's, not the run's: a bundle imported twice must not collide with itself.
   const placed = replays.map((r) => ({ ...r, record: { ...r.record, id: randomUUID(), runId: id } }));

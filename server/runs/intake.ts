@@ -55,8 +55,11 @@ interface RunSetup {
 export class RunIntake {
   constructor(private readonly parts: IntakeParts) {}
 
-  /** The run created (see `RunRegistry.create`), still held by this process, and the model as its readiness check found it. */
-  async createHeld(input: unknown): Promise<{ id: string; model: Model }> {
+  /**
+   * The run created (see `RunRegistry.create`), still held by this process, and the model as its readiness check found it.
+   * `evalId` names the evaluation it is an item of: given by the evaluation itself, never by a request, so no client can mark a run as one.
+   */
+  async createHeld(input: unknown, evalId: string | null = null): Promise<{ id: string; model: Model }> {
     const { config, store, hosts } = this.parts;
     const request = this.parseRequest(input);
     const setup = request.fork ? await this.forkSetup(request, request.fork) : this.newRunSetup(request);
@@ -89,6 +92,7 @@ export class RunIntake {
       ownerHost: owner.host,
       ownerStart: owner.start,
       ...(setup.forkedFrom && { forkedFromRun: setup.forkedFrom.run, forkedFromRound: setup.forkedFrom.round }),
+      evalId,
     });
     const recorder = this.parts.newRecorder(id, emptyRun);
     recorder.emit({

@@ -81,15 +81,15 @@ export class RunRegistry {
   /**
    * Creates a run and runs it: in this process (`create`, then `runStored`
    * as its first attempt), or, with the run queue, by a worker that serves
-   * it (`create`, then sent to the queue).
+   * it (`create`, then sent to the queue). `evalId`: the evaluation it is an item of.
    */
-  async start(input: unknown): Promise<{ id: string }> {
+  async start(input: unknown, evalId: string | null = null): Promise<{ id: string }> {
     if (this.queued) {
-      const { id } = await this.create(input);
+      const { id } = await this.create(input, evalId);
       await this.queued.send(id);
       return { id };
     }
-    const { id, model } = await this.intake.createHeld(input);
+    const { id, model } = await this.intake.createHeld(input, evalId);
     return this.runHere(id, { attempt: 1, maxAttempts: 1, from: null }, model);
   }
 
@@ -99,8 +99,8 @@ export class RunRegistry {
    * begins) and a fork's `work_carried` recorded, so that any process can
    * run it from its log alone (`runStored`).
    */
-  async create(input: unknown): Promise<{ id: string }> {
-    const { id } = await this.intake.createHeld(input);
+  async create(input: unknown, evalId: string | null = null): Promise<{ id: string }> {
+    const { id } = await this.intake.createHeld(input, evalId);
     releaseHere('run', id);
     return { id };
   }

@@ -19,6 +19,7 @@ export const RUN_COLUMNS = {
   importedAt: 'imported_at',
   forkedFromRun: 'forked_from_run',
   forkedFromRound: 'forked_from_round',
+  evalId: 'eval_id',
   status: 'status',
   attempts: 'attempts',
   finishedAt: 'finished_at',

@@ -35,6 +35,9 @@ function filterConditions(filter: RunFilter, param: (value: string) => string, d
   // Spelled as the partial index on judged runs is, so that the query can use it.
   if (filter.review === 'judged') where.push('human_verdicts > 0');
   if (filter.review === 'needs_review') where.push(`status = 'completed' AND human_verdicts = 0`);
+  // Spelled as the partial index on evaluations' runs is, so that the query can use it.
+  if (filter.origin === 'evaluation') where.push('eval_id IS NOT NULL');
+  if (filter.origin === 'direct') where.push('eval_id IS NULL');
   if (filter.q !== undefined) {
     // The case of every letter is ignored: PostgreSQL's ILIKE does so, SQLite's LIKE only for ASCII, hence fold_case (server/store/sqlite/db.ts).
     const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

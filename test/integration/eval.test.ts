@@ -64,6 +64,16 @@ describe('the evaluation harness', () => {
     expect(stored?.status).toBe('completed');
     expect(stored?.items).toHaveLength(4);
     expect((await h.runtime.store.getRun(items[0]!.runId))?.status).toBe('completed');
+
+    // The runs list and the review queue tell the evaluation's runs from the ones people start, and no request can claim to be one.
+    const direct = await h.runtime.registry.start({ task: 'Where is the host set?', model: 'offline' });
+    await h.runtime.registry.waitFor(direct.id);
+    const listed = async (origin: 'evaluation' | 'direct') => (await h!.runtime.store.listRuns({ limit: 10, filter: { origin } })).map((r) => r.id).sort();
+    expect(await listed('evaluation')).toEqual(items.map((i) => i.runId).sort());
+    expect(await listed('direct')).toEqual([direct.id]);
+    expect((await h.runtime.store.getRun(items[0]!.runId))?.evalId).toBe(id);
+    expect((await h.runtime.store.getRun(direct.id))?.evalId).toBeNull();
+    await expect(h.runtime.registry.start({ task: 'Where is the host set?', model: 'offline', evalId: id })).rejects.toMatchObject({ code: 'invalid_request' });
   });
 
   it('holds the shipped TODO traps with a lax Reviewer: the Checker flags a plan presented as fact, and the evaluation counts it', async () => {

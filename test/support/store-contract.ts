@@ -212,6 +212,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
           humanVerdicts: 0,
           forkedFromRun: null,
           forkedFromRound: null,
+          evalId: null,
           waitingReason: null,
           waitingMessage: null,
         });
@@ -392,6 +393,26 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         expect(await ids({ model: 'qwen3:8b' }, { limit: 2, before: { createdAt: first!.createdAt, id: first!.id } })).toEqual(['unjudged', 'judged']);
 
         expect(await runs.runModels()).toEqual(['llama3.2:latest', 'offline', 'qwen3:8b']);
+      });
+
+      it('keeps the evaluation a run is an item of, and lists the runs evaluations made apart from the rest', async () => {
+        const seed: [string, Partial<NewRunInput>][] = [
+          ['own', {}],
+          ['item-1', { evalId: 'eval-1' }],
+          ['item-2', { evalId: 'eval-2', strategy: 'react' }],
+          ['own-react', { strategy: 'react' }],
+        ];
+        for (const [i, [id, overrides]] of seed.entries()) {
+          await runs.createRun(newRun(id, { createdAt: 1_700_000_000_000 + i * 1000, ...overrides }));
+          await appendAll(runs, id, stamped(wholeRun()));
+        }
+        const ids = async (filter: ListRunsOptions['filter']) => (await runs.listRuns({ limit: 10, filter })).map((r) => r.id);
+        expect(await runs.getRun('item-1')).toMatchObject({ evalId: 'eval-1', status: 'completed' });
+        expect(await runs.getRun('own')).toMatchObject({ evalId: null });
+        expect(await ids({ origin: 'evaluation' })).toEqual(['item-2', 'item-1']);
+        expect(await ids({ origin: 'direct' })).toEqual(['own-react', 'own']);
+        expect(await ids({ origin: 'evaluation', strategy: 'react' })).toEqual(['item-2']);
+        expect(await ids({ origin: 'direct', review: 'needs_review' })).toEqual(['own-react', 'own']);
       });
     });
 

@@ -16,7 +16,26 @@ describe('the runs list filter in an address', () => {
     expect(parseRunFilter(new URLSearchParams('status=done'))).toMatchObject({ ok: false, message: expect.stringMatching(/^status: /) });
     expect(parseRunFilter(new URLSearchParams('error=not_found'))).toMatchObject({ ok: false, message: expect.stringMatching(/^error: /) });
     expect(parseRunFilter(new URLSearchParams('review=maybe'))).toMatchObject({ ok: false, message: expect.stringMatching(/^review: /) });
+    expect(parseRunFilter(new URLSearchParams('origin=eval'))).toMatchObject({ ok: false, message: expect.stringMatching(/^origin: /) });
     expect(parseRunFilter(new URLSearchParams(`q=${'x'.repeat(201)}`))).toMatchObject({ ok: false, message: expect.stringMatching(/^q: /) });
+  });
+});
+
+describe('the origin filter: the runs evaluations made, or every other run', () => {
+  it('reads either origin from the address and writes it back after the review, before the task words', () => {
+    for (const origin of ['evaluation', 'direct'] as const) {
+      const parsed = parseRunFilter(new URLSearchParams(`q=endpoint&origin=${origin}&review=judged`));
+      expect(parsed).toEqual({ ok: true, filter: { review: 'judged', origin, q: 'endpoint' } });
+      if (parsed.ok) expect(runFilterParams(parsed.filter).toString()).toBe(`review=judged&origin=${origin}&q=endpoint`);
+    }
+  });
+
+  it('is kept with a change made in the same moment, and cleared with the rest', () => {
+    const draft = new RunFilterDraft({});
+    draft.change({ origin: 'evaluation' });
+    expect(draft.change({ status: 'completed' })).toEqual({ origin: 'evaluation', status: 'completed' });
+    expect(draft.landed({ origin: 'evaluation' }).filter).toEqual({ origin: 'evaluation', status: 'completed' });
+    expect(draft.clear()).toEqual({});
   });
 });
 

@@ -37,6 +37,7 @@ const ROW: RunRow = {
   importedAt: null,
   forkedFromRun: null,
   forkedFromRound: null,
+  evalId: null,
   status: 'running',
   attempts: 1,
   finishedAt: null,
