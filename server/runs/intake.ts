@@ -1,4 +1,4 @@
-import type { EventOf, ForkedFrom, PlanProfile, RunBegin, RunLimits, Strategy } from '../../lib/events';
+import { RunEvent, type EventOf, type ForkedFrom, type PlanProfile, type RunBegin, type RunLimits, type Strategy } from '../../lib/events';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { rulesOf, type PlanRulesInfo } from '../../lib/plan-judgement';
 import { RunRequest, type ForkRequest } from '../../lib/run-request';
@@ -54,8 +54,12 @@ interface RunSetup {
 export class RunIntake {
   constructor(private readonly parts: IntakeParts) {}
 
-  /** The run created (see `RunRegistry.create`), still held by this process, and the model as its readiness check found it. */
-  async createHeld(input: unknown): Promise<{ id: string; model: Model }> {
+  /**
+   * The run created (see `RunRegistry.create`), still held by this process,
+   * the model as its readiness check found it, and its log as stored (null
+   * when a later event of it was not stored: then only the store knows).
+   */
+  async createHeld(input: unknown): Promise<{ id: string; model: Model; log: RunEvent[] | null }> {
     const { config, store, hosts } = this.parts;
     const request = this.parseRequest(input);
     const setup = request.fork ? await this.forkSetup(request, request.fork) : this.newRunSetup(request);
@@ -90,7 +94,8 @@ export class RunIntake {
       ...(setup.forkedFrom && { forkedFromRun: setup.forkedFrom.run, forkedFromRound: setup.forkedFrom.round }),
     });
     const recorder = this.parts.newRecorder(id, emptyRun);
-    recorder.emit({
+    const log: RunEvent[] = [];
+    log.push(recorder.emit({
       type: 'run_created',
       task,
       model: model.name,
@@ -105,11 +110,11 @@ export class RunIntake {
       ...(traceparent !== undefined && { traceparent }),
       ...(setup.forkedFrom && { forkedFrom: setup.forkedFrom }),
       ...(begin.start && { begin: recordedBegin(begin.start) }),
-    });
+    }));
     if (setup.carried) {
       // The fork keeps its own copy of each observation it starts with: its log and artifacts stand alone.
       for (const o of begin.work.observations.values()) recorder.artifact(o.meta.artifact, o.text);
-      recorder.emit({ type: 'work_carried', ...setup.carried });
+      log.push(recorder.emit({ type: 'work_carried', ...setup.carried }));
     }
     // With a store that commits later, the id is handed out once the run's first events are stored, as with one that commits at once.
     try {
@@ -120,8 +125,10 @@ export class RunIntake {
         releaseHere('run', id);
         throw error;
       }
+      return { id, model, log: null };
     }
-    return { id, model };
+    // As a read of the store gives them back (defaults filled in), without the read.
+    return { id, model, log: log.map((event) => RunEvent.parse(event)) };
   }
 
   /** The rules plans are judged by, as plain data: what the fork editor in the browser validates with, and forks are judged by. */

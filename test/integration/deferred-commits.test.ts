@@ -25,6 +25,16 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** Counts the reads of runs' logs, to show which paths read them back. */
+class CountedReads extends DeferredCommits {
+  reads = 0;
+
+  override events(...args: Parameters<DeferredCommits['events']>) {
+    this.reads += 1;
+    return super.events(...args);
+  }
+}
+
 function setUp() {
   const workspace = copyWorkspace();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-deferred-'));
@@ -35,7 +45,8 @@ function setUp() {
   const bridges = new BridgePool(config);
   // Offline file plans use no tool descriptions; the bridge's own are listed only for general plans.
   const noTools = async () => ({ workspace: [], external: { specs: [], notOffered: new Map<string, string>(), call: async () => ({ ok: false as const, code: 'tool_error' as const, message: 'no tools' }) } });
-  const registry = new RunRegistry(config, new DeferredCommits(stored), bus, bridges, noTools);
+  const counted = new CountedReads(stored);
+  const registry = new RunRegistry(config, counted, bus, bridges, noTools);
   const published = new Map<string, number[]>();
   bus.subscribeAll((runId, event) => published.set(runId, [...(published.get(runId) ?? []), event.seq]));
   cleanups.push(async () => {
@@ -45,14 +56,16 @@ function setUp() {
     fs.rmSync(workspace, { recursive: true, force: true });
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
-  return { db, stored, registry, published };
+  return { db, stored, counted, registry, published };
 }
 
 describe('runs over a store that commits later', () => {
   it('end with the fold of what was stored, and publish exactly the stored events, in order', async () => {
-    const { stored, registry, published } = setUp();
+    const { stored, counted, registry, published } = setUp();
     const { id } = await registry.start({ task: TASK });
     const view = await registry.waitFor(id);
+    // A run started here begins from the events it has just stored, not from a read of them.
+    expect(counted.reads).toBe(0);
     expect(view.status).toBe('completed');
     const events = await stored.events(id);
     expect(view).toEqual(foldRun(events));
