@@ -7,6 +7,10 @@
  * validation, the reads, event appends, prompt building and synthesis
  * wiring. Also: one `read_file` round trip of a 10 KB file on a warm bridge,
  * and the process CPU time per run (less sensitive to a busy machine).
+ * Measured after 150 runs of warm-up: V8 goes on compiling the engine's
+ * code for about that long (docs/performance.md, issue 28), and a figure
+ * taken sooner measures the compiler, not the engine. What the first runs
+ * of a process cost is reported too (`engine.cpu.cold`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,7 +23,9 @@ import { straightScript, TASK } from './lib/scenario';
 import { round, roundSummary, summarize } from './lib/stats';
 
 const args = benchArgs();
-const warmup = args.quick ? 2 : 15;
+const warmup = args.quick ? 2 : 150;
+/** The first runs of the process, whose CPU time is the cold figure. */
+const COLD_RUNS = args.quick ? 2 : 15;
 const iterations = args.quick ? 5 : 60;
 const readIterations = args.quick ? 50 : 1000;
 
@@ -29,6 +35,7 @@ const bench = benchRuntime({ ollamaUrl: fake.url, workspace });
 const overhead: number[] = [];
 const walls: number[] = [];
 const cpu: number[] = [];
+const coldCpu: number[] = [];
 let calls = 0;
 let events = 0;
 let reads = 0;
@@ -42,6 +49,7 @@ try {
     calls = callCount(run.events);
     events = run.events.length;
     reads = run.events.filter((e) => e.type === 'step_finished').length;
+    if (i < COLD_RUNS) coldCpu.push((used.user + used.system) / 1000);
     if (i < warmup) continue;
     walls.push(run.wallMs);
     overhead.push(run.wallMs - modelMs(run.events));
@@ -79,7 +87,8 @@ writeOutput(args, {
   figures: [
     atMost('engine.overhead', 'Engine overhead per run, instant model, warm bridge (median)', round(o.median, 1), 5, 'ms'),
     info('engine.overhead.p95', 'Engine overhead per run p95', round(o.p95, 1), 'ms'),
-    atMost('engine.cpu', 'Process CPU time per run (median)', round(summarize(cpu).median, 1), 8, 'ms'),
+    atMost('engine.cpu', `Process CPU time per run, after ${warmup} runs of warm-up (median)`, round(summarize(cpu).median, 1), 8, 'ms'),
+    info('engine.cpu.cold', `Process CPU time per run, the first ${COLD_RUNS} runs of the process (median)`, round(summarize(coldCpu).median, 1), 'ms'),
     atMost('engine.readFile', 'read_file round trip, 10 KB, warm bridge (median)', round(rt.median, 2), 2, 'ms'),
     info('engine.readFile.p95', 'read_file round trip p95', round(rt.p95, 2), 'ms'),
   ],
@@ -92,6 +101,7 @@ writeOutput(args, {
     overheadMs: roundSummary(o),
     wallMs: roundSummary(summarize(walls)),
     cpuMs: roundSummary(summarize(cpu)),
+    coldCpuMs: roundSummary(summarize(coldCpu)),
     readFile10KbMs: roundSummary(rt, 3),
   },
 });

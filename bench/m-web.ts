@@ -136,22 +136,22 @@ async function seed(fake: ExternalFake): Promise<string> {
     const store = new SqliteRunStore(db);
     const base = Date.now() - SEEDED_RUNS * 1000;
     const t0 = template.events[0]!.at;
-    db.exec('BEGIN');
     try {
       for (let i = 1; i < SEEDED_RUNS; i++) {
         const createdAt = base + i * 1000;
         const id = `${createdAt.toString(36)}-seed${String(i).padStart(4, '0')}`;
         await store.createRun({ id, createdAt, task: `${TASK} (#${i})`, model: 'qwen3:8b', baseline: false, workspace, ownerPid: process.pid });
         let view: RunState = emptyRun;
-        for (const e of template.events) {
+        // Appended at once, a run's events commit as one transaction.
+        const appended = template.events.map((e) => {
           const copy = { ...e, at: createdAt + (e.at - t0) } as RunEvent;
           view = applyEvent(view, copy);
-          store.append(id, copy, view);
-        }
+          return store.append(id, copy, view);
+        });
+        await Promise.all(appended);
       }
-      db.exec('COMMIT');
     } finally {
-      if (db.inTransaction) db.exec('ROLLBACK');
+      await store.settled();
       db.close();
     }
     await fake.setScript({

@@ -79,7 +79,7 @@ function peakOverlap(intervals: [number, number][]): number {
   return peak;
 }
 
-/** 1. The store alone: realistic event bodies (a real run's), one transaction each. */
+/** 1. The store alone: realistic event bodies (a real run's), each awaited before the next, so one transaction each. */
 async function appendThroughput(template: RunEvent[]): Promise<{ events: number; perSecond: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-figures-store-'));
   const db = openDatabase(dir);
@@ -95,7 +95,7 @@ async function appendThroughput(template: RunEvent[]): Promise<{ events: number;
       for (const event of template) {
         const stamped = { ...event, at: Date.now() } as RunEvent;
         view = applyEvent(view, stamped);
-        store.append(id, stamped, view);
+        await store.append(id, stamped, view);
         events += 1;
       }
     }

@@ -60,7 +60,7 @@ if (values['write-docs']) {
 
 /** In the order they run; `web` (dashboard + streaming) last: it is the slowest and needs the build. */
 const MEASUREMENTS = [
-  { name: 'engine', file: 'm-engine.ts', what: '2. engine overhead, read_file round trip', timeoutS: 180 },
+  { name: 'engine', file: 'm-engine.ts', what: '2. engine overhead, read_file round trip', timeoutS: 300 },
   { name: 'overhead', file: 'm-overhead.ts', what: '1. overhead ratio, 200 ms model', timeoutS: 180 },
   { name: 'parallel', file: 'm-parallel.ts', what: '3. parallel steps', timeoutS: 180 },
   { name: 'tokens', file: 'm-tokens.ts', what: '8. token economy', timeoutS: 120 },

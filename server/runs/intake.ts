@@ -1,4 +1,4 @@
-import type { EventOf, ForkedFrom, PlanProfile, RunBegin, RunLimits, Strategy } from '../../lib/events';
+import { RunEvent, type EventOf, type ForkedFrom, type PlanProfile, type RunBegin, type RunLimits, type Strategy } from '../../lib/events';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { rulesOf, type PlanRulesInfo } from '../../lib/plan-judgement';
 import { RunRequest, type ForkRequest } from '../../lib/run-request';
@@ -56,10 +56,12 @@ export class RunIntake {
   constructor(private readonly parts: IntakeParts) {}
 
   /**
-   * The run created (see `RunRegistry.create`), still held by this process, and the model as its readiness check found it.
+   * The run created (see `RunRegistry.create`), still held by this process,
+   * the model as its readiness check found it, and its log as stored (null
+   * when a later event of it was not stored: then only the store knows).
    * `evalId` names the evaluation it is an item of: given by the evaluation itself, never by a request, so no client can mark a run as one.
    */
-  async createHeld(input: unknown, evalId: string | null = null): Promise<{ id: string; model: Model }> {
+  async createHeld(input: unknown, evalId: string | null = null): Promise<{ id: string; model: Model; log: RunEvent[] | null }> {
     const { config, store, hosts } = this.parts;
     const request = this.parseRequest(input);
     const setup = request.fork ? await this.forkSetup(request, request.fork) : this.newRunSetup(request);
@@ -95,7 +97,8 @@ export class RunIntake {
       evalId,
     });
     const recorder = this.parts.newRecorder(id, emptyRun);
-    recorder.emit({
+    const log: RunEvent[] = [];
+    log.push(recorder.emit({
       type: 'run_created',
       task,
       model: model.name,
@@ -110,11 +113,11 @@ export class RunIntake {
       ...(traceparent !== undefined && { traceparent }),
       ...(setup.forkedFrom && { forkedFrom: setup.forkedFrom }),
       ...(begin.start && { begin: recordedBegin(begin.start) }),
-    });
+    }));
     if (setup.carried) {
       // The fork keeps its own copy of each observation it starts with: its log and artifacts stand alone.
       for (const o of begin.work.observations.values()) recorder.artifact(o.meta.artifact, o.text);
-      recorder.emit({ type: 'work_carried', ...setup.carried });
+      log.push(recorder.emit({ type: 'work_carried', ...setup.carried }));
     }
     // With a store that commits later, the id is handed out once the run's first events are stored, as with one that commits at once.
     try {
@@ -125,8 +128,10 @@ export class RunIntake {
         releaseHere('run', id);
         throw error;
       }
+      return { id, model, log: null };
     }
-    return { id, model };
+    // As a read of the store gives them back (defaults filled in), without the read.
+    return { id, model, log: log.map((event) => RunEvent.parse(event)) };
   }
 
   /** The rules plans are judged by, as plain data: what the fork editor in the browser validates with, and forks are judged by. */

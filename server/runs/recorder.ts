@@ -12,12 +12,11 @@ export type EventListener = (event: RunEvent) => void;
  * store commit event and summary together, and only then tells live
  * listeners, so no one ever sees an event that is not stored.
  *
- * A store that commits at once (SQLite) makes `emit` all of that in one
- * call: a failed commit throws, nothing is published, and the recorder has
- * not moved on. A store that commits later (RunStore's doc comment) gets
- * the events in order while the run goes on, and each is published once its
- * commit is done; if one fails, nothing after it is published, every later
- * `emit` throws, and `onCommitFailed` is told once so the run is stopped.
+ * Stores commit later (RunStore's doc comment: a burst of events shares
+ * one transaction): the store gets the events in order while the run goes
+ * on, and each is published once its commit is done; if one fails, nothing
+ * after it is published, every later `emit` throws, and `onCommitFailed` is
+ * told once so the run is stopped.
  */
 export class RunRecorder implements EventSink {
   private state: RunState;
@@ -27,7 +26,6 @@ export class RunRecorder implements EventSink {
   private pending: PendingArtifact[] = [];
   /** Publishing of events whose commit was still to come, in order. */
   private later: Promise<void> = Promise.resolve();
-  private unpublished = 0;
   private failure: Error | null = null;
   /** This process let go of the run (another resumes it from what was committed): nothing more is recorded here. */
   private letGoBy: string | null = null;
@@ -72,12 +70,10 @@ export class RunRecorder implements EventSink {
     if (this.letGoBy) throw new Error(`Run ${this.runId} records nothing more here: ${this.letGoBy}.`);
     const stamped = { ...event, seq: this.state.lastSeq + 1, at: Date.now() } as RunEvent;
     const next = applyEvent(this.state, stamped);
-    const appended = this.store.append(this.runId, stamped, next, this.pending);
-    const commit = appended instanceof Promise ? appended : null;
+    const commit = this.store.append(this.runId, stamped, next, this.pending);
     this.pending = [];
     this.state = next;
-    if (commit === null && this.unpublished === 0) this.publish(stamped, next);
-    else this.publishAfter(commit, stamped, next);
+    this.publishAfter(commit, stamped, next);
     return stamped;
   }
 
@@ -98,22 +94,16 @@ export class RunRecorder implements EventSink {
     if (this.failure) throw this.failure;
   }
 
-  private publish(event: RunEvent, state: RunState): void {
-    this.stored = state;
-    this.onEvent(event);
-  }
-
-  private publishAfter(commit: Promise<void> | null, event: RunEvent, state: RunState): void {
-    this.unpublished += 1;
+  private publishAfter(commit: Promise<void>, event: RunEvent, state: RunState): void {
     // Its outcome is taken at once: a commit failing while an earlier one is still awaited is not an unhandled rejection.
-    const committed = commit === null ? Promise.resolve(null) : commit.then(() => null, toError);
+    const committed = commit.then(() => null, toError);
     this.later = this.later
       .then(async () => {
         const error = await committed;
-        this.unpublished -= 1;
         if (this.failure) return;
-        if (error) this.fail(error);
-        else this.publish(event, state);
+        if (error) return this.fail(error);
+        this.stored = state;
+        this.onEvent(event);
       })
       .catch((error: unknown) => this.fail(toError(error)));
   }

@@ -1,3 +1,4 @@
+import type { RunEvent } from '../../lib/events';
 import { foldRun, type ApprovalDecisionView, type RunState } from '../../lib/run-state';
 import type { PlanRulesInfo } from '../../lib/plan-judgement';
 import type { WorkerHost } from '../../lib/worker';
@@ -89,8 +90,8 @@ export class RunRegistry {
       await this.queued.send(id);
       return { id };
     }
-    const { id, model } = await this.intake.createHeld(input, evalId);
-    return this.runHere(id, { attempt: 1, maxAttempts: 1, from: null }, model);
+    const { id, model, log } = await this.intake.createHeld(input, evalId);
+    return this.runHere(id, { attempt: 1, maxAttempts: 1, from: null }, model, log);
   }
 
   /**
@@ -119,7 +120,12 @@ export class RunRegistry {
     return this.runHere(id, attempts, null);
   }
 
-  private async runHere(id: string, attempts: Attempts, ready: Model | null): Promise<{ id: string }> {
+  /**
+   * `log`: the run's events as this process has just stored them, creating
+   * it and holding it since (so nothing else has appended to it): its
+   * beginning is read from them, not from the store again.
+   */
+  private async runHere(id: string, attempts: Attempts, ready: Model | null, log: RunEvent[] | null = null): Promise<{ id: string }> {
     const { from } = attempts;
     if (from) {
       holdHere('run', id);
@@ -129,7 +135,7 @@ export class RunRegistry {
       }
     }
     try {
-      const events = await this.store.events(id);
+      const events = log ?? (await this.store.events(id));
       if (events.length === 0) throw new RequestError('run_not_found', `There is no run ${id}.`);
       const { view, created, begin, resume } = await beginningOf(events, (name) => this.store.getArtifact(id, name));
       const controller = new AbortController();

@@ -26,34 +26,47 @@ export interface ListRunsOptions {
  *
  * Reads return promises, so that a store across a network can answer them.
  *
- * Appending is the one write on a run's hot path, and it is shaped so that
- * the recorder (server/runs/recorder.ts) works unchanged over a store that
- * commits at once and over one that commits later:
+ * Appending is the one write on a run's hot path. Every store commits
+ * later than `append` is called, in batches, and the recorder
+ * (server/runs/recorder.ts) announces an event only once it is committed:
  *
- * - `append` commits the event, the row's cached part derived from `state`
- *   (`runProgressOf`) and the artifacts the event names, in ONE
- *   transaction: a reader never sees an event without its row update or an
- *   event naming an artifact that is not there.
- * - It returns nothing when it has committed (SQLite: the caller learns of
- *   a failure by the throw, and nothing of the event is stored), or a
- *   promise when the commit happens later (a networked store). Appends of
- *   one run commit in the order they were called; the promise settles once
- *   that event is committed, and rejects when it was not (then no event
- *   after it is committed either).
+ * - `append` returns a promise that resolves once the event is committed,
+ *   with the row's cached part derived from `state` (`runProgressOf`) and
+ *   the artifacts the event names, in ONE transaction: a reader never sees
+ *   an event without its row update or an event naming an artifact that is
+ *   not there.
+ * - Appends of a run made in the same turn of the event loop (a burst: the
+ *   steps of a plan finishing at once), and those made while its previous
+ *   commit was still going, share one transaction (`RunAppendBatches` in
+ *   commit-order.ts, at most `MAX_BATCH` events): they commit together or
+ *   not at all. A run's appends commit in the order they were called; the
+ *   promise rejects when the event was not committed, and then no event
+ *   made after it is committed either (those made while it was pending are
+ *   refused without being tried).
  * - An event's sequence number is unique within its run: appending a
  *   number already stored is refused and changes nothing.
  * - The recorder publishes an event to live listeners only after its
  *   commit, in order; `flushed()` settles when every event it has emitted
  *   is committed and published, and the registry waits for it before a run
- *   counts as ended. A failed later commit stops the run: the recorder
- *   refuses further events and tells the registry, which aborts it, and the
- *   run's last state is the fold of what was committed. A run stopped that
- *   way stays unfinished in the store until recovery marks it interrupted.
+ *   counts as ended. A failed commit stops the run: the recorder refuses
+ *   further events and tells the registry, which aborts it, and the run's
+ *   last state is the fold of what was committed. A run stopped that way
+ *   stays unfinished in the store until recovery marks it interrupted (or,
+ *   with the run queue, its job is tried again and the run resumed).
  */
+/** One event to append, with the fold it leads to and the artifacts it names. */
+export interface Append {
+  event: RunEvent;
+  state: RunState;
+  artifacts: readonly PendingArtifact[];
+}
+
 export interface RunStore {
   /** Stores a new run's row (status `queued`, nothing folded yet) before its first event. */
   createRun(run: NewRunInput): Promise<void>;
-  append(runId: string, event: RunEvent, state: RunState, artifacts?: readonly PendingArtifact[]): void | Promise<void>;
+  append(runId: string, event: RunEvent, state: RunState, artifacts?: readonly PendingArtifact[]): Promise<void>;
+  /** Settles once every append made so far has committed or been refused: what closing the store waits for. */
+  settled(): Promise<void>;
   /** The run's events after `afterSeq`, in order, at most `limit`. */
   events(runId: string, afterSeq?: number, limit?: number): Promise<RunEvent[]>;
   getRun(id: string): Promise<RunRow | null>;

@@ -40,8 +40,9 @@ export interface Stores {
 export function openStores(config: Pick<Config, 'dataDir' | 'database'>): Stores {
   if (config.database) return openPgStores(config.database);
   const db = openDatabase(config.dataDir);
+  const runs = new SqliteRunStore(db);
   return {
-    runs: new SqliteRunStore(db),
+    runs,
     evals: new SqliteEvalStore(db),
     replays: new SqliteReplayStore(db),
     suites: new SqliteSuiteStore(db),
@@ -51,6 +52,8 @@ export function openStores(config: Pick<Config, 'dataDir' | 'database'>): Stores
     database: null,
     ready: Promise.resolve(),
     async close() {
+      // Appends still to commit (a run cancelled as the process stops) are committed or refused first.
+      await runs.settled();
       db.close();
     },
   };

@@ -61,6 +61,23 @@ describe('the bench held against its last run', () => {
     expect(compareReports(noisyBefore, clearAfter).regressions.map((r) => r.key)).toEqual(['web.p95']);
   });
 
+  it('reports a store whose appends slowed down: events per second is a rate, higher is better', () => {
+    // Made-up figures: PostgreSQL back to one commit per event, SQLite unchanged.
+    const batched = report('2026-12-01T07:00:00Z', [
+      { key: 'store.throughput.postgres.bursts', value: 4200, unit: 'events/s' },
+      { key: 'store.throughput.sqlite.bursts', value: 9000, unit: 'events/s' },
+      { key: 'store.fanout.pg.p50', value: 1.1, unit: 'ms' },
+    ]);
+    const perEvent = report('2026-12-02T07:00:00Z', [
+      { key: 'store.throughput.postgres.bursts', value: 1600, unit: 'events/s' },
+      { key: 'store.throughput.sqlite.bursts', value: 8800, unit: 'events/s' },
+      { key: 'store.fanout.pg.p50', value: 1.2, unit: 'ms' },
+    ]);
+    const comparison = compareReports(batched, perEvent);
+    expect(comparison.regressions.map((r) => r.key)).toEqual(['store.throughput.postgres.bursts']);
+    expect(describeComparison(comparison, 'the last full run')).toMatch(/store\.throughput\.postgres\.bursts: 4200 -> 1600 events\/s \(-62 %, higher is better\)/);
+  });
+
   it('compares with the newest earlier full run from the same kind of machine only', () => {
     const current = report('2026-12-01T07:00:00Z', []);
     const older = report('2026-11-29T07:00:00Z', []);

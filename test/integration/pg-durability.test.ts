@@ -75,24 +75,26 @@ describe('on PostgreSQL, the Result is the fold of what was committed', () => {
     cleanups.push(() => h.close());
     const published = new Map<string, number[]>();
     h.runtime.bus.subscribeAll((runId, event) => published.set(runId, [...(published.get(runId) ?? []), event.seq]));
+    // Any batch that holds the third event fails, and every event of it with it.
     await database.sql(`CREATE FUNCTION fail_third() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF NEW.last_seq = 3 THEN RAISE EXCEPTION 'simulated I/O error'; END IF; RETURN NEW; END $$`);
-    await database.sql('CREATE TRIGGER fail_third BEFORE UPDATE ON runs FOR EACH ROW EXECUTE FUNCTION fail_third()');
+      BEGIN IF NEW.seq = 3 THEN RAISE EXCEPTION 'simulated I/O error'; END IF; RETURN NEW; END $$`);
+    await database.sql('CREATE TRIGGER fail_third BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_third()');
 
     // Run in this process, not through the queue: the stop a failed commit makes is this process's to see.
     const { id } = await h.runtime.registry.create({ task: TASK });
     await h.runtime.registry.runStored(id, { attempt: 1, maxAttempts: 1, from: null });
     const view = await h.runtime.registry.waitFor(id);
-    expect(view.lastSeq).toBe(2);
-    expect((await h.runtime.store.events(id)).map((e) => e.seq)).toEqual([1, 2]);
-    expect(published.get(id)).toEqual([1, 2]);
+    expect(view.lastSeq).toBeLessThan(3);
+    const committed = (await h.runtime.store.events(id)).map((e) => e.seq);
+    expect(committed).toEqual(Array.from({ length: view.lastSeq }, (_, i) => i + 1));
+    expect(published.get(id)).toEqual(committed);
     expect(h.runtime.registry.isLive(id)).toBe(false);
-    await database.sql('DROP TRIGGER fail_third ON runs');
+    await database.sql('DROP TRIGGER fail_third ON events');
 
     const next = await h.runtime.registry.start({ task: TASK });
     expect((await h.runtime.registry.waitFor(next.id)).status).toBe('completed');
     expect(await h.runtime.registry.recoverInterrupted()).toBe(1);
-    expect(await h.runtime.store.getRun(id)).toMatchObject({ status: 'interrupted', errorCode: 'interrupted', lastSeq: 3 });
+    expect(await h.runtime.store.getRun(id)).toMatchObject({ status: 'interrupted', errorCode: 'interrupted', lastSeq: view.lastSeq + 1 });
   });
 });
 

@@ -49,6 +49,7 @@ function withSlowReads(runtime: Runtime): { runtime: Runtime; mostReads: () => n
   const slow: RunStore = {
     createRun: (run) => store.createRun(run),
     append: (...args) => store.append(...args),
+    settled: () => store.settled(),
     events: (...args) => slowly(() => store.events(...args)),
     getRun: (id) => slowly(() => store.getRun(id)),
     listRuns: (options) => store.listRuns(options),

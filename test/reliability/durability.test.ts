@@ -89,7 +89,7 @@ async function until<T>(what: string, probe: () => T | null | undefined | false 
 }
 
 describe('each event is committed in one transaction with the run summary', () => {
-  it('uses WAL and keeps event and summary together when the summary write fails', async () => {
+  it('uses WAL and keeps event and summary together when the summary write fails; the run is stopped, nothing unstored is announced', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-durable-'));
     const db = openDatabase(dataDir);
     cleanups.push(
@@ -103,20 +103,28 @@ describe('each event is committed in one transaction with the run summary', () =
     const store = new SqliteRunStore(db);
     await store.createRun({ id: 'r1', createdAt: Date.now(), task: TASK, model: 'offline', baseline: true, workspace: '/ws', ownerPid: process.pid });
     const published: number[] = [];
-    const recorder = new RunRecorder('r1', store, (e) => published.push(e.seq), emptyRun);
+    const stops: Error[] = [];
+    const recorder = new RunRecorder('r1', store, (e) => published.push(e.seq), emptyRun, (error) => stops.push(error));
     recorder.emit(runCreated());
+    await recorder.flushed();
 
     // Make the summary update fail, as a full disk or an I/O error would, after the event row was inserted.
     db.exec(`CREATE TRIGGER fail_summary BEFORE UPDATE ON runs WHEN NEW.last_seq = 2 BEGIN SELECT RAISE(ABORT, 'simulated I/O error'); END;`);
-    expect(() => recorder.emit({ type: 'run_started' })).toThrow(/simulated I\/O error/);
+    recorder.emit({ type: 'run_started' });
+    await expect(recorder.flushed()).rejects.toThrow(/simulated I\/O error/);
     expect((await store.events('r1')).map((e) => e.seq)).toEqual([1]);
     expect(await store.getRun('r1')).toMatchObject({ lastSeq: 1, status: 'queued' });
-    // Nobody was told about an event that is not stored, and the recorder did not move on.
+    // Nobody was told about an event that is not stored; the run is told to stop, once, and records nothing more.
     expect(published).toEqual([1]);
-    expect(recorder.view.lastSeq).toBe(1);
+    expect(recorder.committedView.lastSeq).toBe(1);
+    expect(stops.map((e) => e.message)).toEqual([expect.stringMatching(/simulated I\/O error/)]);
+    expect(() => recorder.emit({ type: 'run_finished', status: 'failed', error: null })).toThrow(/cannot record more events/);
 
+    // Another recorder (recovery) goes on from what was committed, once the store takes writes again.
     db.exec('DROP TRIGGER fail_summary');
-    recorder.emit({ type: 'run_started' });
+    const next = new RunRecorder('r1', store, (e) => published.push(e.seq), foldRun(await store.events('r1')));
+    next.emit({ type: 'run_started' });
+    await next.flushed();
     expect((await store.events('r1')).map((e) => e.seq)).toEqual([1, 2]);
     expect(await store.getRun('r1')).toMatchObject({ lastSeq: 2, status: 'running' });
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
@@ -134,9 +142,9 @@ describe('each event is committed in one transaction with the run summary', () =
     const store = new SqliteRunStore(db);
     await store.createRun({ id: 'r2', createdAt: 1, task: TASK, model: 'offline', baseline: true, workspace: '/ws', ownerPid: process.pid });
     const first = { seq: 1, at: 1, type: 'run_started' } as RunEvent;
-    store.append('r2', first, { ...emptyRun, status: 'running', lastSeq: 1 });
+    await store.append('r2', first, { ...emptyRun, status: 'running', lastSeq: 1 });
     const imposter = { seq: 1, at: 2, type: 'run_finished', status: 'completed', error: null } as RunEvent;
-    expect(() => store.append('r2', imposter, { ...emptyRun, status: 'completed', lastSeq: 1 })).toThrow(/UNIQUE|PRIMARY KEY/);
+    await expect(store.append('r2', imposter, { ...emptyRun, status: 'completed', lastSeq: 1 })).rejects.toThrow(/UNIQUE|PRIMARY KEY/);
     expect(await store.events('r2')).toEqual([first]);
     expect(await store.getRun('r2')).toMatchObject({ status: 'running', lastSeq: 1 });
   });
@@ -287,6 +295,7 @@ describe('recovery when the new process has the old one\'s pid', () => {
     const recorder = new RunRecorder('left-behind', store, () => {}, emptyRun);
     recorder.emit(runCreated());
     recorder.emit({ type: 'run_started' });
+    await recorder.flushed();
     db.close();
 
     const runtime = createRuntime(loadConfig({ PLANSCOPE_DATA_DIR: dataDir, PLANSCOPE_MODEL: 'offline' }, APP_ROOT));

@@ -3,17 +3,22 @@ import type { RunEvent } from '../../lib/events';
 import type { NewRunInput } from '../../lib/run-row';
 import type { RunState } from '../../lib/run-state';
 import type { PendingArtifact } from '../../server/store/artifact';
-import { RunCommitOrder } from '../../server/store/commit-order';
-import type { ListRunsOptions, RunStore } from '../../server/store/run-store';
+import { RunAppendBatches } from '../../server/store/commit-order';
+import type { Append, ListRunsOptions, RunStore } from '../../server/store/run-store';
 
 /**
- * A run store whose appends commit later, each on a later turn of the event
- * loop and in order, as a store across a network does; reads see only what
- * has committed. Wrapped around a real store, it runs the recorder's and the
- * contract's paths for such stores without one.
+ * A run store whose appends commit a turn of the event loop later than the
+ * store it wraps commits them, in batches and in order, as a store across a
+ * network does; reads see only what has committed. Wrapped around SQLite,
+ * it runs the recorder's and the contract's paths with commits that take a
+ * while, without a server.
  */
 export class DeferredCommits implements RunStore {
-  private readonly order = new RunCommitOrder();
+  // A batch is handed on in one turn, so the store it wraps commits it as one transaction.
+  private readonly batches = new RunAppendBatches<Append>(async (runId, appends) => {
+    await nextTurn();
+    await Promise.all(appends.map((a) => this.inner.append(runId, a.event, a.state, a.artifacts)));
+  });
 
   constructor(private readonly inner: RunStore) {}
 
@@ -22,10 +27,12 @@ export class DeferredCommits implements RunStore {
   }
 
   append(runId: string, event: RunEvent, state: RunState, artifacts: readonly PendingArtifact[] = []): Promise<void> {
-    return this.order.next(runId, event.seq, async () => {
-      await nextTurn();
-      await this.inner.append(runId, event, state, artifacts);
-    });
+    return this.batches.add(runId, { event, state, artifacts });
+  }
+
+  async settled(): Promise<void> {
+    await this.batches.idle();
+    await this.inner.settled();
   }
 
   events(runId: string, afterSeq?: number, limit?: number) {

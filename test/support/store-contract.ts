@@ -114,8 +114,8 @@ async function appendAll(store: RunStore, runId: string, events: readonly RunEve
   return state;
 }
 
-/** What a failed append did, whether the store threw at once or its commit failed later. */
-async function appendOutcome(append: () => void | Promise<void>): Promise<Error | null> {
+/** What an append came to: null once committed, else why not (a store that threw at once counts too). */
+async function appendOutcome(append: () => Promise<void>): Promise<Error | null> {
   try {
     await append();
     return null;
@@ -301,7 +301,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         for (const id of ids) await runs.createRun(newRun(id));
         const events = stamped(wholeRun());
         const states = new Map(ids.map((id) => [id, emptyRun]));
-        const appended: (void | Promise<void>)[] = [];
+        const appended: Promise<void>[] = [];
         for (const event of events) {
           for (const id of ids) {
             const state = applyEvent(states.get(id)!, event);
@@ -317,26 +317,64 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         }
       });
 
-      it('commits none of the appends made while one that fails is pending', async () => {
+      it('commits none of the appends made with or while one that fails is pending', async () => {
         await runs.createRun(newRun('r1'));
         const [created, started, planning] = stamped(wholeRun());
         const afterCreated = await appendAll(runs, 'r1', [created!]);
-        const undo = await fixture.failRowUpdate('r1', 2);
-        cleanups.push(undo);
-        const afterStarted = applyEvent(afterCreated, started!);
-        let second: void | Promise<void>;
-        try {
-          second = runs.append('r1', started!, afterStarted);
-        } catch {
-          // Committed at once: the caller learns of the failure before it can append more.
-          expect(await runs.events('r1')).toEqual([created]);
-          return;
-        }
-        const third = appendOutcome(() => runs.append('r1', planning!, applyEvent(afterStarted, planning!)));
-        expect(await appendOutcome(() => second)).not.toBeNull();
+        // A number already stored: refused, whatever the row does.
+        const imposter = RunEvent.parse({ ...started!, seq: 1 });
+        const second = appendOutcome(() => runs.append('r1', imposter, applyEvent({ ...afterCreated, lastSeq: 0 }, imposter)));
+        const third = appendOutcome(() => runs.append('r1', started!, applyEvent(afterCreated, started!)));
+        const fourth = appendOutcome(() => runs.append('r1', planning!, applyEvent(applyEvent(afterCreated, started!), planning!)));
+        expect(await second).not.toBeNull();
         expect(await third).not.toBeNull();
+        expect(await fourth).not.toBeNull();
         expect(await runs.events('r1')).toEqual([created]);
         expect(await runs.getRun('r1')).toMatchObject({ lastSeq: 1 });
+      });
+
+      it('commits a burst (appends made in the same turn) as one transaction: when it cannot be stored, none of it is', async () => {
+        await runs.createRun(newRun('r1'));
+        const events = stamped(wholeRun());
+        const [created, started, plannerStarted, plannerFinished] = events;
+        const afterCreated = await appendAll(runs, 'r1', [created!]);
+        // Only the row update to the burst's last event fails; its first two events would be stored on their own.
+        const undo = await fixture.failRowUpdate('r1', 4);
+        const burst = [started!, plannerStarted!, plannerFinished!];
+        let state = afterCreated;
+        const outcomes = burst.map((event) => {
+          state = applyEvent(state, event);
+          const at = state;
+          return appendOutcome(() => runs.append('r1', event, at, [prepareArtifact(`${event.seq}.txt`, `artifact of ${event.seq}`)]));
+        });
+        for (const outcome of await Promise.all(outcomes)) expect(outcome).not.toBeNull();
+        expect(await runs.events('r1')).toEqual([created]);
+        expect(await runs.getRun('r1')).toMatchObject({ status: 'queued', lastSeq: 1 });
+        expect(await runs.listArtifacts('r1')).toEqual([]);
+
+        // The same burst again, once the row takes updates: all of it, in order, with the row at its last event.
+        await undo();
+        state = afterCreated;
+        await Promise.all(
+          burst.map((event) => {
+            state = applyEvent(state, event);
+            return runs.append('r1', event, state, [prepareArtifact(`${event.seq}.txt`, `artifact of ${event.seq}`)]);
+          }),
+        );
+        expect(await runs.events('r1')).toEqual([created, ...burst]);
+        expect(await runs.getRun('r1')).toMatchObject({ ...runProgressOf(state), lastSeq: 4 });
+        expect((await runs.listArtifacts('r1')).map((a) => a.name)).toEqual(['2.txt', '3.txt', '4.txt']);
+      });
+
+      it('keeps the last of the artifacts a burst writes under one name', async () => {
+        await runs.createRun(newRun('r1'));
+        const [created, started] = stamped(wholeRun());
+        const afterCreated = applyEvent(emptyRun, created!);
+        await Promise.all([
+          runs.append('r1', created!, afterCreated, [prepareArtifact('note.txt', 'first')]),
+          runs.append('r1', started!, applyEvent(afterCreated, started!), [prepareArtifact('note.txt', 'second')]),
+        ]);
+        expect(await runs.getArtifact('r1', 'note.txt')).toMatchObject({ content: 'second' });
       });
 
       it('shows another connection exactly what was committed', async () => {
@@ -454,42 +492,42 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         expect(await runs.getRun('r2')).toMatchObject({ status: 'interrupted', errorCode: 'interrupted', lastSeq: 3 });
       });
 
-      it('publishes nothing that was not committed; a store that commits at once lets the recorder retry, one that commits later stops the run', async () => {
+      it('announces an event only once another connection can read it', async () => {
+        await runs.createRun(newRun('r1'));
+        const other = await fixture.reopen();
+        cleanups.push(() => other.close());
+        const seen: Promise<boolean>[] = [];
+        const recorder = new RunRecorder('r1', runs, (e) => seen.push(other.runs.events('r1', e.seq - 1, 1).then((read) => read[0]?.seq === e.seq)), emptyRun);
+        for (const event of wholeRun()) recorder.emit(event);
+        await recorder.flushed();
+        expect(await Promise.all(seen)).toEqual(wholeRun().map(() => true));
+      });
+
+      it('publishes nothing that was not committed, and a failed commit stops the run', async () => {
         await runs.createRun(newRun('r1'));
         const published: number[] = [];
         const stops: Error[] = [];
         const recorder = new RunRecorder('r1', runs, (e) => published.push(e.seq), emptyRun, (error) => stops.push(error));
         recorder.emit(wholeRun()[0]!);
         await recorder.flushed();
-        const undo = await fixture.failRowUpdate('r1', 2);
+        const undo = await fixture.failRowUpdate('r1', 3);
 
-        let threw = false;
-        try {
-          recorder.emit({ type: 'run_started' });
-        } catch {
-          threw = true;
-        }
-        if (!threw) await expect(recorder.flushed()).rejects.toThrow();
+        // A burst whose last event's row update fails: neither event of it is stored or published.
+        recorder.emit({ type: 'run_started' });
+        recorder.emit(wholeRun()[2]!);
+        await expect(recorder.flushed()).rejects.toThrow();
         expect((await runs.events('r1')).map((e) => e.seq)).toEqual([1]);
         expect(published).toEqual([1]);
         expect(recorder.committedView.lastSeq).toBe(1);
         await undo();
 
-        if (threw) {
-          // Committed at once: the recorder did not move on, and the next event takes the same number.
-          expect(recorder.view.lastSeq).toBe(1);
-          expect(stops).toEqual([]);
-          expect(recorder.emit({ type: 'run_started' }).seq).toBe(2);
-          await recorder.flushed();
-          expect(published).toEqual([1, 2]);
-        } else {
-          // Committed later: the run is told to stop, once, and records nothing more.
-          expect(stops).toHaveLength(1);
-          expect(recorder.failed).toBe(true);
-          expect(() => recorder.emit({ type: 'run_finished', status: 'cancelled', error: null })).toThrow(/cannot record more events/);
-          expect((await runs.events('r1')).map((e) => e.seq)).toEqual([1]);
-          expect(published).toEqual([1]);
-        }
+        // The run is told to stop, once, and records nothing more.
+        expect(stops).toHaveLength(1);
+        expect(recorder.failed).toBe(true);
+        expect(() => recorder.emit({ type: 'run_finished', status: 'cancelled', error: null })).toThrow(/cannot record more events/);
+        await runs.settled();
+        expect((await runs.events('r1')).map((e) => e.seq)).toEqual([1]);
+        expect(published).toEqual([1]);
       });
     });
 

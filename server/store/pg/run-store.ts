@@ -3,13 +3,13 @@ import { NewRun, RunRow, runProgressOf, type NewRunInput } from '../../../lib/ru
 import type { RunState } from '../../../lib/run-state';
 import type { PendingArtifact } from '../artifact';
 import { headText, lastByName, toArtifact, toPendingArtifact, type StoredArtifact } from '../artifact-rows';
-import { RunCommitOrder } from '../commit-order';
+import { RunAppendBatches } from '../commit-order';
 import { NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN, UNFINISHED } from '../run-columns';
 import { runListQuery } from '../run-list-query';
 import type { Owner } from '../owner';
 import type { ReplayWithArtifacts } from '../replay-store';
 import type { Artifact } from '../artifact';
-import type { ListRunsOptions, RunStore } from '../run-store';
+import type { Append, ListRunsOptions, RunStore } from '../run-store';
 import type { PgDatabase } from './database';
 import { NOTICE_CHANNEL, noticePayload } from './notices';
 import { replayInsert } from './replay-store';
@@ -19,46 +19,44 @@ const INSERT_RUN = `INSERT INTO runs (${NEW_RUN_FIELDS.map((f) => RUN_COLUMNS[f]
 
 const INSERT_ROW = `INSERT INTO runs (${ROW_FIELDS.map((f) => RUN_COLUMNS[f]).join(', ')}) VALUES (${ROW_FIELDS.map((_, i) => `$${i + 1}`).join(', ')})`;
 
-/** Parameters of an append before its artifacts': the event, the row's progress, the notice. */
-const EVENT_PARAMS = 5;
-const NOTICE_PARAM = EVENT_PARAMS + PROGRESS_FIELDS.length + 1;
 const ARTIFACT_COLUMNS = ['name', 'media_type', 'bytes', 'sha256', 'content'] as const;
+/** Parameters of each event's row after the run's id. */
+const EVENT_COLUMNS = 4;
 
 /**
- * One append as ONE statement: the event, the row's progress and the
- * artifacts, each a data-modifying part of the same statement, so they
- * commit together or not at all, in a single round trip; and the notice
- * that tells other processes, which PostgreSQL delivers only once (and if)
- * it commits.
+ * A batch of one run's appends as ONE statement: the events, the row's
+ * progress (the fold after the last of them) and their artifacts, each a
+ * data-modifying part of the same statement, so they commit together or not
+ * at all, in a single round trip and a single WAL flush; and a notice per
+ * event, which PostgreSQL delivers only once (and if) it commits.
  */
-function appendStatement(artifactCount: number): string {
-  const progress = PROGRESS_FIELDS.map((f, i) => `${RUN_COLUMNS[f]} = $${EVENT_PARAMS + i + 1}`).join(', ');
-  const parts = [
-    `event AS (INSERT INTO events (run_id, seq, at, type, body) VALUES ($1, $2, $3, $4, $5))`,
-    `progress AS (UPDATE runs SET ${progress} WHERE id = $1)`,
-  ];
+function batchStatement(eventCount: number, artifactCount: number): string {
+  let next = 1;
+  const param = () => `$${++next}`;
+  const rows = Array.from({ length: eventCount }, () => `($1, ${Array.from({ length: EVENT_COLUMNS }, param).join(', ')})`);
+  const progress = PROGRESS_FIELDS.map((f) => `${RUN_COLUMNS[f]} = ${param()}`).join(', ');
+  const notices = param();
+  const parts = [`event AS (INSERT INTO events (run_id, seq, at, type, body) VALUES ${rows.join(', ')})`, `progress AS (UPDATE runs SET ${progress} WHERE id = $1)`];
   if (artifactCount > 0) {
-    const rows = Array.from({ length: artifactCount }, (_, a) => {
-      const first = NOTICE_PARAM + a * ARTIFACT_COLUMNS.length + 1;
-      return `($1, ${ARTIFACT_COLUMNS.map((_, c) => `$${first + c}`).join(', ')})`;
-    });
+    const artifacts = Array.from({ length: artifactCount }, () => `($1, ${ARTIFACT_COLUMNS.map(param).join(', ')})`);
     // A name written again replaces what it held.
     parts.push(
-      `artifact AS (INSERT INTO artifacts (run_id, ${ARTIFACT_COLUMNS.join(', ')}) VALUES ${rows.join(', ')}
+      `artifact AS (INSERT INTO artifacts (run_id, ${ARTIFACT_COLUMNS.join(', ')}) VALUES ${artifacts.join(', ')}
        ON CONFLICT (run_id, name) DO UPDATE SET ${ARTIFACT_COLUMNS.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')})`,
     );
   }
-  return `WITH ${parts.join(',\n')}\nSELECT pg_notify('${NOTICE_CHANNEL}', $${NOTICE_PARAM})`;
+  return `WITH ${parts.join(',\n')}\nSELECT pg_notify('${NOTICE_CHANNEL}', notice) FROM unnest(${notices}::text[]) AS notice`;
 }
 
 /**
  * The run store on PostgreSQL. An append returns a promise that settles
- * once its statement has committed; a run's appends are sent one after
- * another in the order they were made (different runs' at once, up to the
- * pool's size), and once one fails, none made after it is committed.
+ * once it has committed; a run's appends are batched and committed one
+ * batch after another in the order they were made (`RunAppendBatches`:
+ * different runs' at once, up to the pool's size), and once one fails, none
+ * made after it is committed.
  */
 export class PgRunStore implements RunStore {
-  private readonly order = new RunCommitOrder();
+  private readonly batches = new RunAppendBatches<Append>((runId, appends) => this.commitBatch(runId, appends));
 
   /** `origin` names this store in its notices, so that its own process does not read back what it has just written. */
   constructor(
@@ -72,21 +70,25 @@ export class PgRunStore implements RunStore {
   }
 
   append(runId: string, event: RunEvent, state: RunState, artifacts: readonly PendingArtifact[] = []): Promise<void> {
-    const progress = runProgressOf(state);
-    const written = lastByName(artifacts);
+    return this.batches.add(runId, { event, state, artifacts });
+  }
+
+  /** Settles once every append made so far has committed or been refused. */
+  settled(): Promise<void> {
+    return this.batches.idle();
+  }
+
+  private async commitBatch(runId: string, appends: readonly Append[]): Promise<void> {
+    const progress = runProgressOf(appends[appends.length - 1]!.state);
+    const written = lastByName(appends.flatMap((a) => a.artifacts));
     const values: unknown[] = [
       runId,
-      event.seq,
-      event.at,
-      event.type,
-      JSON.stringify(event),
+      ...appends.flatMap(({ event }) => [event.seq, event.at, event.type, JSON.stringify(event)]),
       ...PROGRESS_FIELDS.map((f) => progress[f]),
-      noticePayload(runId, event.seq, this.origin),
+      appends.map(({ event }) => noticePayload(runId, event.seq, this.origin)),
       ...written.flatMap((a) => [a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer]),
     ];
-    return this.order.next(runId, event.seq, async () => {
-      await this.db.query(appendStatement(written.length), values);
-    });
+    await this.db.query(batchStatement(appends.length, written.length), values);
   }
 
   async events(runId: string, afterSeq = 0, limit = 100_000): Promise<RunEvent[]> {

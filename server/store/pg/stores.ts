@@ -21,8 +21,9 @@ export function openPgStores(settings: DatabaseSettings) {
   const origin = randomUUID();
   const notices = new PgCommitNotices(settings, origin, db.ready);
   let closed: Promise<void> | null = null;
+  const runs = new PgRunStore(db, origin);
   return {
-    runs: new PgRunStore(db, origin),
+    runs,
     evals: new PgEvalStore(db),
     replays: new PgReplayStore(db),
     suites: new PgSuiteStore(db),
@@ -34,7 +35,11 @@ export function openPgStores(settings: DatabaseSettings) {
     ready: db.ready,
     /** Idempotent. */
     close() {
-      closed ??= notices.close().then(() => db.close());
+      // Appends still to commit are committed or refused before the pool goes.
+      closed ??= runs
+        .settled()
+        .then(() => notices.close())
+        .then(() => db.close());
       return closed;
     },
   };

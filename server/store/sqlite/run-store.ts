@@ -10,7 +10,8 @@ import { runListQuery } from '../run-list-query';
 import type { Owner } from '../owner';
 import type { ReplayWithArtifacts } from '../replay-store';
 import type { Artifact } from '../artifact';
-import type { ListRunsOptions, RunStore } from '../run-store';
+import type { Append, ListRunsOptions, RunStore } from '../run-store';
+import { RunAppendBatches } from '../commit-order';
 import { replayInserts } from './replay-store';
 
 /** A row as SQLite gives it back (under the row's own field names): a boolean is stored as 0 or 1. */
@@ -22,8 +23,10 @@ const INSERT_ROW = `INSERT INTO runs (${ROW_FIELDS.map((f) => RUN_COLUMNS[f]).jo
 const UPDATE_PROGRESS = `UPDATE runs SET ${PROGRESS_FIELDS.map((f) => `${RUN_COLUMNS[f]} = @${f}`).join(', ')} WHERE id = @runId`;
 
 /**
- * The run store on SQLite (better-sqlite3, synchronous): an append has
- * committed when it returns, and reads answer at once.
+ * The run store on SQLite (better-sqlite3, synchronous): reads answer at
+ * once; appends commit on the next turn of the event loop, each run's
+ * burst in one transaction (`RunAppendBatches`), since a WAL commit is most
+ * of what an append costs.
  */
 export class SqliteRunStore implements RunStore {
   private readonly insertRun;
@@ -33,7 +36,8 @@ export class SqliteRunStore implements RunStore {
   private readonly selectRun;
   private readonly insertArtifact;
   /** Built once: `db.transaction(fn)` wraps `fn` anew on every call otherwise. */
-  private readonly appendTransaction;
+  private readonly batchTransaction;
+  private readonly batches = new RunAppendBatches<Append>((runId, appends) => this.batchTransaction(runId, appends));
   private readonly importTransaction;
 
   constructor(private readonly db: Database.Database) {
@@ -46,10 +50,13 @@ export class SqliteRunStore implements RunStore {
     this.insertArtifact = db.prepare(
       `INSERT OR REPLACE INTO artifacts (run_id, name, media_type, bytes, sha256, content) VALUES (?, ?, ?, ?, ?, ?)`,
     );
-    this.appendTransaction = db.transaction((runId: string, event: RunEvent, state: RunState, artifacts: readonly PendingArtifact[]) => {
-      for (const a of artifacts) this.insertArtifact.run(runId, a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer);
-      this.insertEvent.run(runId, event.seq, event.at, event.type, JSON.stringify(event));
-      this.updateProgress.run({ ...runProgressOf(state), runId });
+    this.batchTransaction = db.transaction((runId: string, appends: readonly Append[]) => {
+      for (const { event, artifacts } of appends) {
+        for (const a of artifacts) this.insertArtifact.run(runId, a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer);
+        this.insertEvent.run(runId, event.seq, event.at, event.type, JSON.stringify(event));
+      }
+      // The row is the fold after the batch's last event: one update, not one per event.
+      this.updateProgress.run({ ...runProgressOf(appends[appends.length - 1]!.state), runId });
     });
     const insertRow = db.prepare(INSERT_ROW);
     const insertReplay = replayInserts(db);
@@ -68,9 +75,12 @@ export class SqliteRunStore implements RunStore {
     this.insertRun.run({ ...row, baseline: row.baseline ? 1 : 0 });
   }
 
-  /** Committed when it returns; a failure throws, and nothing of the event is stored. */
-  append(runId: string, event: RunEvent, state: RunState, artifacts: readonly PendingArtifact[] = []): void {
-    this.appendTransaction(runId, event, state, artifacts);
+  append(runId: string, event: RunEvent, state: RunState, artifacts: readonly PendingArtifact[] = []): Promise<void> {
+    return this.batches.add(runId, { event, state, artifacts });
+  }
+
+  settled(): Promise<void> {
+    return this.batches.idle();
   }
 
   async events(runId: string, afterSeq = 0, limit = 100_000): Promise<RunEvent[]> {
