@@ -48,7 +48,7 @@ export class RunRegistry {
   constructor(
     private readonly config: Config,
     private readonly store: RunStore,
-    bus: RunBus,
+    private readonly bus: RunBus,
     bridges: BridgePool,
     /** The tools runs offer their plans, listed once: the bridge's own, and the other configured MCP servers' (connected at start-up). */
     tools: () => Promise<RunTools>,
@@ -67,7 +67,7 @@ export class RunRegistry {
     const intake = (this.intake = new RunIntake({ config, owner, workspacePolicy: policy, store, tools, hosts: this.hosts, newRecorder }));
     const goOnHere = (recorder: RunRecorder, controller: AbortController, run: GoingOn) => this.goOnHere(recorder, controller, run, null);
     const planRulesInfo = () => intake.planRulesInfo();
-    this.desk = new ApprovalDesk({ config, owner, workspacePolicy: policy, store, bridges, slots, live, queued, newRecorder, planRulesInfo, goOnHere });
+    this.desk = new ApprovalDesk({ config, owner, workspacePolicy: policy, store, bus, bridges, slots, live, queued, newRecorder, planRulesInfo, goOnHere });
     this.execution = new RunExecution({ config, workspacePolicy: policy, store, bridges, tools, slots, live, decisions: this.desk });
   }
 
@@ -143,6 +143,8 @@ export class RunRegistry {
         if (view.status === 'awaiting_approval') await this.desk.watchWaiting(id);
         return { id };
       }
+      // Recorded here from now on: counted and traced here, as its log has it, wherever it was created.
+      this.bus.adopt(id, { created, status: view.status });
       const pinned = pinnedOf(created, this.workspacePolicy);
       if (!(await takenOver(recorder, view, resume, attempts, pinned))) {
         releaseHere('run', id);
@@ -208,6 +210,7 @@ export class RunRegistry {
         continue;
       }
       live.recorder.letGo('its worker stopped and handed it back to the run queue');
+      this.bus.letGo(id);
       handed.push(id);
       if (this.slots.withdraw(live)) void this.execution.retire(id, live);
       else live.controller.abort();

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../../lib/events';
+import type { EventOf, RunEvent, RunStatus } from '../../lib/events';
 import type { RunStore } from '../store/run-store';
 import { guarded } from './guarded';
 import type { OtelExport } from './otel-sdk';
@@ -24,6 +24,9 @@ export interface Telemetry {
   close(): Promise<void>;
 }
 
+/** An event, an adoption or a run let go, in the order they came while the SDK loads. */
+type Pending = [string, RunEvent | AdoptedRun | null];
+
 /** Events kept while the SDK loads; a run's trace missing its start is better than unbounded memory. */
 const MAX_PENDING_EVENTS = 50_000;
 /** A collector that does not answer must not hold a CLI run's exit or a server's shutdown. */
@@ -35,9 +38,17 @@ export interface TelemetryConfig {
   openaiServers: readonly { name: string }[];
 }
 
-/** Where every run's events are published (server/runs/bus.ts). */
+/** A run this process takes from another, as its log has it (server/runs/bus.ts `AdoptedRun`). */
+export interface AdoptedRun {
+  created: EventOf<'run_created'>;
+  status: RunStatus;
+}
+
+/** Where every run's events are published (server/runs/bus.ts), and which runs this process records. */
 export interface RunFeed {
   subscribeAll(listener: (runId: string, event: RunEvent) => void): () => void;
+  /** `adopted`: this process records the run from now on; null: no more of it (handed on). */
+  subscribeCustody(listener: (runId: string, adopted: AdoptedRun | null) => void): () => void;
 }
 
 export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: RunStore): Telemetry {
@@ -47,11 +58,17 @@ export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: Run
   if (settings.metrics) metrics.expectMirror();
 
   let spans: RunSpans | null = null;
-  let pending: [string, RunEvent][] | null = exported ? [] : null;
+  let pending: Pending[] | null = exported ? [] : null;
   const unsubscribe = bus.subscribeAll((runId, event) => {
     guarded('metrics', () => metrics.handle(runId, event));
     if (spans) guarded('traces', () => spans?.handle(runId, event));
     else if (pending && pending.length < MAX_PENDING_EVENTS) pending.push([runId, event]);
+  });
+  // A run is counted and traced by the process recording it: one that sends it to the queue forgets it, the worker taking it adopts it.
+  const unsubscribeCustody = bus.subscribeCustody((runId, adopted) => {
+    guarded('metrics', () => (adopted ? metrics.adopt(runId, adopted) : metrics.forget(runId)));
+    if (spans) guarded('traces', () => (adopted ? spans?.adopt(runId, adopted) : spans?.forget(runId)));
+    else if (pending && pending.length < MAX_PENDING_EVENTS) pending.push([runId, adopted]);
   });
 
   const otel: Promise<OtelExport | null> = exported
@@ -63,7 +80,9 @@ export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: Run
             openaiServers: config.openaiServers.map((s) => s.name),
           });
           const caughtUp = started.spans;
-          for (const [runId, event] of pending ?? []) guarded('traces', () => caughtUp?.handle(runId, event));
+          for (const [runId, item] of pending ?? []) {
+            guarded('traces', () => (item === null ? caughtUp?.forget(runId) : 'type' in item ? caughtUp?.handle(runId, item) : caughtUp?.adopt(runId, item)));
+          }
           spans = caughtUp;
           pending = null;
           return started;
@@ -81,6 +100,7 @@ export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: Run
     ready: otel.then(() => undefined),
     async close() {
       unsubscribe();
+      unsubscribeCustody();
       const started = await otel;
       if (!started) return;
       await Promise.race([started.shutdown(), new Promise((resolve) => setTimeout(resolve, EXPORT_ON_CLOSE_MS).unref())]);
