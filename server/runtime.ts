@@ -100,7 +100,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
   const store = stores.runs;
   const bus = new RunBus();
   const feed = stores.notices ? new NotifiedFeed(bus, store, stores.notices) : localFeed(bus);
-  const telemetry = startTelemetry(config, bus, store);
+  const telemetry = startTelemetry(config, bus, store, feed);
   const log = config.logFile === null ? null : openLogFile(config.logFile, bus);
   const bridges = new BridgePool(config);
   const stopping = new AbortController();

@@ -51,7 +51,15 @@ export interface RunFeed {
   subscribeCustody(listener: (runId: string, adopted: AdoptedRun | null) => void): () => void;
 }
 
-export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: RunStore): Telemetry {
+/** The events by which a process takes a run another handed over (or ends it): the one that handed it counts it no more. */
+const TAKEN_BY = new Set<RunEvent['type']>(['run_started', 'run_resumed', 'approval_decided', 'run_finished']);
+
+/** Where the events of one run are heard, whichever process commits them (server/runs/feed.ts). */
+export interface OneRunFeed {
+  subscribe(runId: string, listener: (event: RunEvent) => void): () => void;
+}
+
+export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: RunStore, feed: OneRunFeed): Telemetry {
   const settings = config.telemetry;
   const metrics = new RunMetrics();
   const exported = settings.traces !== null || settings.metrics !== null;
@@ -64,9 +72,26 @@ export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: Run
     if (spans) guarded('traces', () => spans?.handle(runId, event));
     else if (pending && pending.length < MAX_PENDING_EVENTS) pending.push([runId, event]);
   });
-  // A run is counted and traced by the process recording it: one that sends it to the queue forgets it, the worker taking it adopts it.
+  // A run is counted and traced by the process recording it: the worker taking it from the queue adopts it. The
+  // process that handed it over counts it as waiting until a process takes it, which the feed tells it.
+  const handedOver = new Map<string, () => void>();
+  const taken = (runId: string) => {
+    handedOver.get(runId)?.();
+    handedOver.delete(runId);
+  };
   const unsubscribeCustody = bus.subscribeCustody((runId, adopted) => {
-    guarded('metrics', () => (adopted ? metrics.adopt(runId, adopted) : metrics.forget(runId)));
+    if (adopted) taken(runId);
+    guarded('metrics', () => {
+      if (adopted) metrics.adopt(runId, adopted);
+      else if (!handedOver.has(runId) && metrics.handOver(runId)) {
+        const stop = feed.subscribe(runId, (event) => {
+          if (!TAKEN_BY.has(event.type)) return;
+          taken(runId);
+          metrics.forget(runId);
+        });
+        handedOver.set(runId, stop);
+      }
+    });
     if (spans) guarded('traces', () => (adopted ? spans?.adopt(runId, adopted) : spans?.forget(runId)));
     else if (pending && pending.length < MAX_PENDING_EVENTS) pending.push([runId, adopted]);
   });
@@ -101,6 +126,7 @@ export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: Run
     async close() {
       unsubscribe();
       unsubscribeCustody();
+      for (const runId of [...handedOver.keys()]) taken(runId);
       const started = await otel;
       if (!started) return;
       await Promise.race([started.shutdown(), new Promise((resolve) => setTimeout(resolve, EXPORT_ON_CLOSE_MS).unref())]);

@@ -150,7 +150,20 @@ export class RunMetrics {
     this.runs.set(runId, { model: this.modelLabel(created.model), status: gauged, createdAt: created.at, calls: new Map() });
   }
 
-  /** This process records no more of the run (handed on to the queue): the process that takes it counts it. */
+  /**
+   * This process records no more of the run: sent to the run queue (or
+   * handed back to it) it is counted `queued` here, parked for a person
+   * `awaiting_approval`, until a process takes it (then `forget`). False
+   * when this process does not count the run.
+   */
+  handOver(runId: string): boolean {
+    const run = this.runs.get(runId);
+    if (!run) return false;
+    if (run.status !== 'awaiting_approval') run.status = 'queued';
+    return true;
+  }
+
+  /** A process took the run this one handed over: that process counts it from now on. */
   forget(runId: string): void {
     this.runs.delete(runId);
   }

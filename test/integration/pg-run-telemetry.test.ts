@@ -15,10 +15,11 @@ import { startWorkerProcess, type WorkerProcess } from '../support/worker-proces
 /**
  * Metrics and traces follow the run, not the process, on the real
  * PostgreSQL server: a process that takes no runs (a dashboard with
- * PLANSCOPE_WORKER=off) forgets each run it sends to the queue, and the
- * worker process that takes it adopts it, so `planscope_runs_*` summed over
- * the processes counts each run once, and each run is one trace, its run
- * span made by the worker under the `traceparent` its creator recorded.
+ * PLANSCOPE_WORKER=off) counts a run it sent to the queue as queued until a
+ * worker process takes it, and forgets it then; the worker adopts it. So
+ * `planscope_runs_*` summed over the processes counts each run once, and
+ * each run is one trace, its run span made by the worker under the
+ * `traceparent` its creator recorded.
  */
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -75,25 +76,28 @@ describe('a dashboard that takes no runs, and two worker processes', () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_METRIC_EXPORT_INTERVAL: '1000',
     };
+    const dashboard = await openRuntime(
+      loadConfig({ ...env, PLANSCOPE_WORKER: 'off', OTEL_RESOURCE_ATTRIBUTES: 'planscope.test.process=dashboard', PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4' }, APP_ROOT),
+    );
+    cleanups.push(() => dashboard.close());
+
+    // A run sent while no worker is live waits in the queue: the dashboard counts it queued meanwhile.
+    const first = await dashboard.registry.start({ task: ENDPOINT_TASK });
+    expect(dashboard.telemetry.metrics.gauge('queued')).toBe(1);
     const workers: WorkerProcess[] = [];
     for (const name of ['worker-a', 'worker-b']) {
       const worker = await startWorkerProcess(database, { ...env, OTEL_RESOURCE_ATTRIBUTES: `planscope.test.process=${name}` });
       cleanups.push(() => worker.kill());
       workers.push(worker);
     }
-    const dashboard = await openRuntime(
-      loadConfig({ ...env, PLANSCOPE_WORKER: 'off', OTEL_RESOURCE_ATTRIBUTES: 'planscope.test.process=dashboard', PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4' }, APP_ROOT),
-    );
-    cleanups.push(() => dashboard.close());
-
-    const ids = await Promise.all([1, 2, 3, 4].map(async () => (await dashboard.registry.start({ task: ENDPOINT_TASK })).id));
+    const ids = [first.id, ...(await Promise.all([1, 2, 3].map(async () => (await dashboard.registry.start({ task: ENDPOINT_TASK })).id)))];
     const views = await Promise.all(ids.map((id) => dashboard.registry.waitFor(id)));
     expect(views.map((v) => v.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
     // Both workers ran runs: what is summed comes from more than one process.
     const owners = new Set(await Promise.all(ids.map(async (id) => (await dashboard.store.getRun(id))?.ownerStart)));
     expect(owners.size).toBe(2);
 
-    // The dashboard handed every run on: none is left in its gauges, and it counted none as ended.
+    // Every run was taken by a worker: none is left in the dashboard's gauges, and it counted none as ended.
     const { metrics } = dashboard.telemetry;
     expect([metrics.gauge('queued'), metrics.gauge('running'), metrics.gauge('awaitingApproval')]).toEqual([0, 0, 0]);
     expect(metrics.render()).not.toMatch(/^planscope_runs_total\{/m);
