@@ -1,16 +1,14 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config';
 import { HostChoice } from '../../server/llm/host-choice';
 import { HostSlots, type SlotWait } from '../../server/llm/host-slots';
+import { ModelCallError } from '../../server/llm/types';
 import { classOf, SharedHostSlots } from '../../server/queue/shared-host-slots';
 import { openRuntime } from '../../server/runtime';
 import { startFakeOllama } from '../support/fake-ollama';
-import { APP_ROOT, copyWorkspace, ENDPOINT_TASK, endpointAnswer, plan, until } from '../support/harness';
+import { APP_ROOT, ENDPOINT_TASK, endpointAnswer, plan, until } from '../support/harness';
 import { databaseForTest, type TestDatabase } from '../support/postgres';
-import { startWorkerProcess } from '../support/worker-process';
+import { queueTestEnv, startWorkerProcess } from '../support/worker-process';
 
 /**
  * PLANSCOPE_HOST_CONCURRENCY across processes on the real PostgreSQL
@@ -85,6 +83,17 @@ describe('call slots shared through PostgreSQL', () => {
     release();
   });
 
+  it('a call whose slot cannot be taken at all (the database unreachable) fails host_slot_unavailable, and frees its place here', async () => {
+    const database = await databaseForTest(cleanups);
+    const local = new HostSlots();
+    const unreachable = new SharedHostSlots(local, { ...database.settings, url: 'postgres://postgres@127.0.0.1:1/planscope' }, 20);
+    cleanups.push(() => unreachable.close());
+    const failure = await unreachable.take(HOST, taking(AbortSignal.timeout(10_000))).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ModelCallError);
+    expect(failure).toMatchObject({ code: 'host_slot_unavailable', message: expect.stringMatching(/PLANSCOPE_HOST_CONCURRENCY/) });
+    expect(local.load(HOST)).toBe(0);
+  });
+
   it('the same host written with credentials is the same host', () => {
     expect(classOf('slot', 'http://user:secret@127.0.0.1:11999')).toBe(classOf('slot', HOST));
     expect(classOf('slot', HOST)).not.toBe(classOf('keeper', HOST));
@@ -99,12 +108,19 @@ describe('call slots shared through PostgreSQL', () => {
     const [first, second] = [new HostChoice(config, processSlots(database)), new HostChoice(config, processSlots(database))];
     first.serveFrom(registered);
     second.serveFrom(registered);
+    // The host a run starting in the second process is given, let go at once: the second keeps nothing of its own.
+    const secondChooses = async () => {
+      const { model, release } = await second.modelOnHost('qwen3:8b', null);
+      release();
+      return model.host;
+    };
+    expect(await secondChooses()).toBe(hosts[0]);
     const one = await first.modelOnHost('qwen3:8b', null);
     expect(one.model.host).toBe(hosts[0]);
-    // The second process has nothing of its own at either host; the first's run keeps the first.
-    await until('the first process keeping its host to be seen', async () => (await second.modelOnHost('qwen3:8b', null)).model.host === hosts[1]);
+    // The first process's run keeps the first host: the second process's choice counts it.
+    await until('the first process keeping its host to be seen', async () => (await secondChooses()) === hosts[1]);
     one.release();
-    await until('the host let go to be seen', async () => (await second.modelOnHost('qwen3:8b', null)).model.host === hosts[0]);
+    await until('the host let go to be seen', async () => (await secondChooses()) === hosts[0]);
   });
 });
 
@@ -114,24 +130,13 @@ describe('two worker processes on one Ollama host with a bound of 1', () => {
     const slow = { content: plan('src/config.ts'), delayMs: 250 };
     const fake = await startFakeOllama({ planner: [slow], synthesizer: [{ content: endpointAnswer(), delayMs: 250 }] });
     cleanups.push(() => fake.close());
-    const workspace = copyWorkspace();
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-host-slots-'));
-    cleanups.push(() => {
-      fs.rmSync(workspace, { recursive: true, force: true });
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    });
-    const env = {
-      OLLAMA_HOST: fake.url,
-      PLANSCOPE_MODEL: 'qwen3:8b',
-      PLANSCOPE_WORKSPACE: workspace,
-      PLANSCOPE_DATA_DIR: dataDir,
-      PLANSCOPE_READ_AHEAD: 'false',
+    const { env } = queueTestEnv(cleanups, fake.url, {
       PLANSCOPE_REVIEW: 'false',
       PLANSCOPE_HOST_CONCURRENCY: '1',
       PLANSCOPE_WORKER_CONCURRENCY: '2',
       PLANSCOPE_WORKER_HEARTBEAT_MS: '250',
       PLANSCOPE_WORKER_LOST_AFTER_MS: '1500',
-    };
+    });
     const workers = [];
     for (let i = 0; i < 2; i += 1) {
       const worker = await startWorkerProcess(database, env);

@@ -1,16 +1,13 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { IExportMetricsServiceRequest } from '@opentelemetry/otlp-transformer/build/src/metrics/internal-types';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config';
 import { openRuntime } from '../../server/runtime';
 import { parseTraceparent } from '../../server/telemetry/trace-context';
 import { startFakeOllama } from '../support/fake-ollama';
-import { APP_ROOT, copyWorkspace, ENDPOINT_TASK, endpointAnswer, plan } from '../support/harness';
+import { APP_ROOT, ENDPOINT_TASK, endpointAnswer, plan } from '../support/harness';
 import { attributesOf, plain, startOtlpReceiver } from '../support/otlp-receiver';
 import { databaseForTest } from '../support/postgres';
-import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
+import { queueTestEnv, startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
 /**
  * Metrics and traces follow the run, not the process, on the real
@@ -55,18 +52,7 @@ describe('a dashboard that takes no runs, and two worker processes', () => {
     cleanups.push(() => receiver.close());
     const fake = await startFakeOllama({ planner: [{ content: plan('src/config.ts'), delayMs: 150 }], synthesizer: [{ content: endpointAnswer() }] });
     cleanups.push(() => fake.close());
-    const workspace = copyWorkspace();
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-run-telemetry-'));
-    cleanups.push(() => {
-      fs.rmSync(workspace, { recursive: true, force: true });
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    });
-    const env = {
-      OLLAMA_HOST: fake.url,
-      PLANSCOPE_MODEL: 'qwen3:8b',
-      PLANSCOPE_WORKSPACE: workspace,
-      PLANSCOPE_DATA_DIR: dataDir,
-      PLANSCOPE_READ_AHEAD: 'false',
+    const { env } = queueTestEnv(cleanups, fake.url, {
       PLANSCOPE_REVIEW: 'false',
       PLANSCOPE_WORKER_CONCURRENCY: '2',
       PLANSCOPE_HOST_CONCURRENCY: '4',
@@ -75,7 +61,7 @@ describe('a dashboard that takes no runs, and two worker processes', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_METRIC_EXPORT_INTERVAL: '1000',
-    };
+    });
     const dashboard = await openRuntime(
       loadConfig({ ...env, PLANSCOPE_WORKER: 'off', OTEL_RESOURCE_ATTRIBUTES: 'planscope.test.process=dashboard', PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4' }, APP_ROOT),
     );
