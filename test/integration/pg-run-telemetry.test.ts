@@ -50,11 +50,12 @@ describe('a dashboard that takes no runs, and two worker processes', () => {
     const database = await databaseForTest(cleanups);
     const receiver = await startOtlpReceiver();
     cleanups.push(() => receiver.close());
-    const fake = await startFakeOllama({ planner: [{ content: plan('src/config.ts'), delayMs: 150 }], synthesizer: [{ content: endpointAnswer() }] });
+    const fake = await startFakeOllama({ planner: [{ content: plan('src/config.ts'), delayMs: 1000 }], synthesizer: [{ content: endpointAnswer() }] });
     cleanups.push(() => fake.close());
     const { env } = queueTestEnv(cleanups, fake.url, {
       PLANSCOPE_REVIEW: 'false',
-      PLANSCOPE_WORKER_CONCURRENCY: '2',
+      // One run at a time each, each run longer than a pickup: the runs started at once go to both workers.
+      PLANSCOPE_WORKER_CONCURRENCY: '1',
       PLANSCOPE_HOST_CONCURRENCY: '4',
       PLANSCOPE_WORKER_HEARTBEAT_MS: '250',
       PLANSCOPE_WORKER_LOST_AFTER_MS: '1500',
