@@ -60,6 +60,8 @@ export const RunErrorCode = z.enum([
   'context_exceeded',
   /** A queued run found with no job in the run queue (its creator stopped before sending it) once more after it was sent again. */
   'not_enqueued',
+  /** A model call could not take its host's call slot: the PostgreSQL connection that shares PLANSCOPE_HOST_CONCURRENCY between processes failed. */
+  'host_slot_unavailable',
   'internal',
 ]);
 export type RunErrorCode = z.infer<typeof RunErrorCode>;
@@ -172,7 +174,7 @@ export const ErrorInfo = z.object({ code: ErrorCode, message: z.string() });
 export type ErrorInfo = z.infer<typeof ErrorInfo>;
 
 /** Codes a failed LLM call can carry; a subset of the run codes. */
-export const ModelErrorCode = RunErrorCode.extract(['model_unreachable', 'model_not_found', 'model_error', 'model_auth_failed', 'timeout', 'cancelled', 'context_exceeded']);
+export const ModelErrorCode = RunErrorCode.extract(['model_unreachable', 'model_not_found', 'model_error', 'model_auth_failed', 'timeout', 'cancelled', 'context_exceeded', 'host_slot_unavailable']);
 export type ModelErrorCode = z.infer<typeof ModelErrorCode>;
 
 /** CLI exit codes (README, Command line): 0 completed, 1 run failed, 2 bad usage or configuration. */

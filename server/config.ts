@@ -101,7 +101,7 @@ const Env = z.object({
   PLANSCOPE_MODELS_DIR: z.string().trim().min(1).optional(),
   /** CPU threads each embedded model call evaluates with; two calls or runs side by side on a small machine do better on one each. */
   PLANSCOPE_EMBEDDED_THREADS: int(1, 256, DEFAULT_EMBEDDED_THREADS),
-  /** Model calls in flight at one Ollama host at most, across this process's runs; unset: `DEFAULT_HOST_CONCURRENCY`. */
+  /** Model calls in flight at one Ollama host at most, across this process's runs (on PostgreSQL, every process's); unset: `DEFAULT_HOST_CONCURRENCY`. */
   PLANSCOPE_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   PLANSCOPE_MAX_FILE_BYTES: int(1, 64 * 1024 * 1024, 256 * 1024),
   PLANSCOPE_MAX_LIST_ENTRIES: int(1, 100_000, 2000),

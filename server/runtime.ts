@@ -30,6 +30,8 @@ import { servedModels, withTag } from '../lib/worker';
 import { RunQueue } from './queue/run-queue';
 import { startRunWorker, type RunWorker } from './queue/run-worker';
 import { startSweeper, type Sweeper } from './queue/sweeper';
+import { SharedHostSlots } from './queue/shared-host-slots';
+import { processHostSlots } from './llm/host-slots';
 import { QueuedRuns } from './runs/queued';
 import { BundleCheckPool } from './run-bundles/check-pool';
 
@@ -99,7 +101,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
   const store = stores.runs;
   const bus = new RunBus();
   const feed = stores.notices ? new NotifiedFeed(bus, store, stores.notices) : localFeed(bus);
-  const telemetry = startTelemetry(config, bus, store);
+  const telemetry = startTelemetry(config, bus, store, feed);
   const log = config.logFile === null ? null : openLogFile(config.logFile, bus);
   const bridges = new BridgePool(config);
   const stopping = new AbortController();
@@ -123,8 +125,11 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
   const queued = queue
     ? new QueuedRuns({ owner, queue, store, bus, feed, workers: stores.workers, roots: workerRoots(config), lostAfterMs, maxAttempts: config.maxResumes + 2 })
     : null;
-  const registry = new RunRegistry(config, store, bus, bridges, tools, queued, owner);
-  const replayer = new Replayer({ config, runs: store, replays: stores.replays, tools });
+  // On PostgreSQL a host's call slots are every process's: PLANSCOPE_HOST_CONCURRENCY holds across them.
+  const sharedSlots = stores.database ? new SharedHostSlots(processHostSlots, stores.database.settings) : null;
+  const slots = sharedSlots ?? processHostSlots;
+  const registry = new RunRegistry(config, store, bus, bridges, tools, queued, owner, slots);
+  const replayer = new Replayer({ config, runs: store, replays: stores.replays, tools, slots });
   let runWorker: RunWorker | null = null;
   let modelsRefresh: Repeating | null = null;
   // A process that runs runs is a worker: registered once the store is ready, beating until it closes. Without
@@ -240,7 +245,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
         await telemetry.close();
         await log?.close();
         stopping.abort();
-        await Promise.all([bridges.closeAll(), toolServers.then((servers) => servers.close()), feed.close(), bundleChecks.close()]);
+        await Promise.all([bridges.closeAll(), toolServers.then((servers) => servers.close()), feed.close(), bundleChecks.close(), sharedSlots?.close()]);
         await stores.close();
       })();
       return closed;

@@ -154,7 +154,8 @@ async function callInSlot(ctx: RunContext, request: CallRequest, base: CallOptio
  * bounded. A run waiting on other runs' calls says so once (`host_busy`,
  * cleared by its next `llm_call_started`); one queued behind its own calls
  * only is not waiting on anyone. Cancelled or out of time while waiting: the
- * call fails as a call cut short does.
+ * call fails as a call cut short does. With PostgreSQL the slots are shared
+ * by every process that uses the host (server/queue/shared-host-slots.ts).
  */
 async function takeHostSlot(ctx: RunContext): Promise<SlotRelease | null> {
   const { model, recorder } = ctx;
@@ -174,7 +175,9 @@ async function takeHostSlot(ctx: RunContext): Promise<SlotRelease | null> {
         });
       },
     });
-  } catch {
+  } catch (thrown) {
+    // A slot that could not be taken at all says why; a wait cut short is the run's cancel or time limit.
+    if (thrown instanceof ModelCallError) throw thrown;
     throw ctx.abortReason() === 'timeout'
       ? new ModelCallError('timeout', `The run hit its time limit of ${Math.round(ctx.limits.runTimeoutMs / 1000)} s while waiting for a call slot at Ollama.`)
       : new ModelCallError('cancelled', 'The run was cancelled while waiting for a call slot at Ollama.');

@@ -1,7 +1,7 @@
 import { sameModel, type WorkerHost } from '../../lib/worker';
 import type { Config } from '../config';
 import { EMBEDDED_HOST } from './embedded/model';
-import { processHostSlots } from './host-slots';
+import { processHostSlots, type CallSlots } from './host-slots';
 import { openaiServerOf, resolveModel } from './resolve';
 import type { Model } from './types';
 
@@ -86,6 +86,8 @@ export function hostModelsOf(configured: readonly string[], registered: readonly
 /**
  * The host choice of this process's runs: the hosts as registered (null
  * until this process registers as a worker), and the runs keeping each.
+ * With slots shared across processes (PostgreSQL), the other processes'
+ * runs and calls at each host count too, read as a run starts here.
  */
 export class HostChoice {
   /** This process's Ollama hosts with the models each listed when it registered as a worker; null until then. */
@@ -93,7 +95,10 @@ export class HostChoice {
   /** How many of the runs executing here keep each host. */
   private readonly hostKeepers = new HostKeepers();
 
-  constructor(private readonly config: Config) {}
+  constructor(
+    private readonly config: Config,
+    private readonly slots: CallSlots = processHostSlots,
+  ) {}
 
   /** The models each Ollama host listed, in the order configured (this process's worker registration): what host choice goes by. */
   serveFrom(hosts: readonly WorkerHost[]): void {
@@ -105,23 +110,36 @@ export class HostChoice {
    * that has it (calls in flight and waiting there, and runs keeping it),
    * kept by the run until `release`: all its calls go there. `ready` is the
    * model as the run's readiness check found it; its facts hold for the
-   * same model on any host.
+   * same model on any host. The other processes' load is read first, when
+   * the slots are shared.
    */
-  modelOnHost(name: string, ready: Model | null): { model: Model; release: () => void } {
+  async modelOnHost(name: string, ready: Model | null): Promise<{ model: Model; release: () => void }> {
+    await this.slots.refresh?.(this.candidates(name));
     const host = this.leastBusyHost(name);
-    const model = resolveModel(name, this.config, host);
+    const model = resolveModel(name, this.config, host, this.slots);
     const chosen = ready && ready.contextLength !== undefined ? { ...model, contextLength: ready.contextLength } : model;
     // The baseline and an embedded model run in this process: no host is kept by them.
-    const keepsHost = !model.baseline && model.host !== EMBEDDED_HOST;
-    return { model: chosen, release: keepsHost ? this.hostKeepers.keep(host) : () => {} };
+    if (model.baseline || model.host === EMBEDDED_HOST) return { model: chosen, release: () => {} };
+    const here = this.hostKeepers.keep(host);
+    const shared = this.slots.keep?.(host);
+    return {
+      model: chosen,
+      release: () => {
+        here();
+        shared?.();
+      },
+    };
   }
 
   /** The least busy of this process's Ollama hosts that have model `name` now (its server, for an OpenAI-compatible server's model): calls in flight and waiting there, and runs keeping it. */
   leastBusyHost(name: string): string {
-    // An OpenAI-compatible server is the one host of its models.
+    return leastBusy(this.candidates(name), (h) => this.hostKeepers.count(h) + this.slots.load(h)) ?? this.config.ollamaHost;
+  }
+
+  /** The hosts model `name` may go to: an OpenAI-compatible server is the one host of its models. */
+  private candidates(name: string): string[] {
     const served = openaiServerOf(this.config, name);
-    if (served) return served.server.baseUrl;
-    const hosts = hostsServing(name, hostModelsOf(this.config.ollamaHosts, this.registeredHosts), this.config.model);
-    return leastBusy(hosts, (h) => this.hostKeepers.count(h) + processHostSlots.load(h)) ?? this.config.ollamaHost;
+    if (served) return [served.server.baseUrl];
+    return hostsServing(name, hostModelsOf(this.config.ollamaHosts, this.registeredHosts), this.config.model);
   }
 }

@@ -41,7 +41,23 @@ interface HostQueue {
   waiters: Waiter[];
 }
 
-export class HostSlots {
+/**
+ * Where a model's calls take their slots: this process's `HostSlots`, or,
+ * on PostgreSQL, slots shared by every process that uses the host
+ * (server/queue/shared-host-slots.ts), this process's queue in front.
+ */
+export interface CallSlots {
+  /** Resolves once a call to `host` may start; the release must be called when it has ended. */
+  take(host: string, options: TakeSlotOptions): Promise<SlotRelease>;
+  /** Calls at `host` now: this process's in flight and waiting, and (shared) the other processes' as last read. */
+  load(host: string): number;
+  /** A run here keeps `host` for its calls until the returned release: others' host choice sees it too (shared). */
+  keep?(host: string): () => void;
+  /** Reads the other processes' load of these hosts again (shared); nothing to read for this process's own. */
+  refresh?(hosts: readonly string[]): Promise<void>;
+}
+
+export class HostSlots implements CallSlots {
   private readonly hosts = new Map<string, HostQueue>();
 
   /** Resolves once a call to `host` may start; the release must be called when it has ended. */

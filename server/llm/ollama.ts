@@ -2,7 +2,7 @@ import { Ollama, type ChatRequest, type ChatResponse } from 'ollama';
 import { maskHost, maskUrlsInText } from '../../lib/mask';
 import { currentTraceparent } from '../telemetry/trace-context';
 import { ollamaErrorHint } from './error-hints';
-import type { HostSlots } from './host-slots';
+import type { CallSlots } from './host-slots';
 import { movedThinkBlock, thinkBlockFilter } from './think-block';
 import { ModelCallError, type Model, type ModelReply, type ModelRequest } from './types';
 
@@ -16,7 +16,7 @@ export interface OllamaModelOptions {
   /** The timeout of a call made while the model is not in memory (`/api/ps`). */
   loadTimeoutMs?: number;
   /** Calls in flight at this host at most, across the process's runs (`slots`); unbounded without. */
-  hostSlots?: { slots: HostSlots; limit: number };
+  hostSlots?: { slots: CallSlots; limit: number };
 }
 
 /** `/api/ps` is answered from memory: a server that takes longer is too busy to say. */

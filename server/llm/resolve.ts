@@ -1,7 +1,7 @@
 import { parseModelRef } from '../../lib/model-ref';
 import { OFFLINE_MODEL, type Config, type OpenAIServer } from '../config';
 import { createEmbeddedModel } from './embedded/model';
-import { processHostSlots } from './host-slots';
+import { processHostSlots, type CallSlots } from './host-slots';
 import { createOfflineModel } from './offline';
 import { createOllamaModel } from './ollama';
 import { createOpenAIModel } from './openai/chat';
@@ -14,15 +14,18 @@ export type ResolveConfig = Pick<Config, 'ollamaHost' | 'keepAlive' | 'loadTimeo
  * baseline; `embedded:<name>` a GGUF file run by llama.cpp in this process;
  * `<server>:<model id>` a model on that configured OpenAI-compatible server
  * (which is its own host, whatever `host` says); any other name an Ollama
- * model, at `host` (the default host when not given).
+ * model, at `host` (the default host when not given). Its calls take their
+ * slots in `slots`: this process's, or those shared by every process on
+ * the database.
  */
-export function resolveModel(name: string, config: ResolveConfig, host: string = config.ollamaHost): Model {
+export function resolveModel(name: string, config: ResolveConfig, host: string = config.ollamaHost, slots: CallSlots = processHostSlots): Model {
   if (name === OFFLINE_MODEL) return createOfflineModel();
-  const hostSlots = { slots: processHostSlots, limit: config.hostConcurrency };
+  const hostSlots = { slots, limit: config.hostConcurrency };
   const ref = parseModelRef(name, serverNames(config));
   if (ref.provider === 'openai') return createOpenAIModel({ server: openaiServer(config, ref.server), model: ref.model, hostSlots });
+  // An embedded model runs in this process: its slots are this process's alone.
   if (ref.provider === 'embedded') {
-    return createEmbeddedModel({ model: ref.model, modelsDir: config.embedded.modelsDir, threads: config.embedded.threads, loadTimeoutMs: config.loadTimeoutMs, hostSlots });
+    return createEmbeddedModel({ model: ref.model, modelsDir: config.embedded.modelsDir, threads: config.embedded.threads, loadTimeoutMs: config.loadTimeoutMs, hostSlots: { ...hostSlots, slots: processHostSlots } });
   }
   return createOllamaModel({ host, model: ref.model, keepAlive: config.keepAlive, loadTimeoutMs: config.loadTimeoutMs, hostSlots });
 }

@@ -3,6 +3,7 @@ import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import type { CallOptions } from '../../lib/events';
 import { ReplayOptions, ReplayRequest, type ReplayBatch, type ReplayedCall, type ReplayList, type ReplayRecord, type ReplayReply, type ReplaySettings } from '../../lib/replay';
 import type { Config } from '../config';
+import type { CallSlots } from '../llm/host-slots';
 import { withinContextLength } from '../engine/context-budget';
 import { sendToModel } from '../engine/llm-call';
 import { PLAN_PROFILES } from '../engine/profiles';
@@ -27,6 +28,8 @@ export interface ReplayerDeps {
   replays: ReplayStore;
   /** The tools plans may name, for judging a general plan as its run was. */
   tools: () => Promise<RunTools>;
+  /** Where replays take their host's call slots, as the runs do; unset: this process's. */
+  slots?: CallSlots;
 }
 
 /**
@@ -53,7 +56,7 @@ export class Replayer {
     const request = parseRequest(body, this.deps.config.maxReplayRepeats);
     const recorded = await this.load(runId, call);
     const modelName = request.model ?? recorded.settings.model;
-    const model = resolveModel(modelName, this.deps.config);
+    const model = resolveModel(modelName, this.deps.config, undefined, this.deps.slots);
     const settings: ReplaySettings = {
       model: modelName,
       messages: request.messages ?? recorded.settings.messages,
@@ -134,7 +137,8 @@ export class Replayer {
     const started = performance.now();
     let release: (() => void) | undefined;
     try {
-      release = await model.takeSlot?.({ owner: recorded, signal }).catch(() => {
+      release = await model.takeSlot?.({ owner: recorded, signal }).catch((thrown: unknown) => {
+        if (thrown instanceof ModelCallError) throw thrown;
         throw new ModelCallError('cancelled', 'The replay was cancelled while waiting for a call slot at Ollama.');
       });
       const reply = await sendToModel(model, {

@@ -15,6 +15,7 @@ import { ownerOfRun } from '../store/run-columns';
 import type { RunStore } from '../store/run-store';
 import { beginningOf, type RunBeginning } from './beginning';
 import type { BridgePool } from './bridge-pool';
+import { adoptionOf, type RunBus } from './bus';
 import type { DecisionWait, GoingOn, HeldWhileWaiting, LiveRun, NewRecorder } from './live-run';
 import type { QueuedRuns } from './queued';
 import type { RunRecorder } from './recorder';
@@ -28,6 +29,8 @@ export interface DeskParts {
   /** The workspaces runs may use here, the default one pinned as the registry started: what posting and running a run are judged by. */
   workspacePolicy: WorkspacePolicy;
   store: RunStore;
+  /** Where this process says which runs it records: a run parked on the queue is no longer one. */
+  bus: RunBus;
   bridges: BridgePool;
   slots: RunSlots<LiveRun>;
   live: ReadonlyMap<string, LiveRun>;
@@ -163,6 +166,8 @@ export class ApprovalDesk implements DecisionWait {
         // process, sends it to the queue again. Its approval timeout is kept here meanwhile.
         live.awaiting.park();
         const id = live.recorder.runId;
+        // Whoever takes it after the decision counts and traces it.
+        this.parts.bus.letGo(id);
         void live.recorder
           .flushed()
           .then(() => this.watchWaiting(id))
@@ -224,8 +229,12 @@ export class ApprovalDesk implements DecisionWait {
     try {
       if (!(await store.claimRun(id, ownerOfRun(row), this.parts.owner))) return false;
       this.forgetWaiting(id);
-      const recorder = this.parts.newRecorder(id, foldRun(await store.events(id)));
+      const events = await store.events(id);
+      const recorder = this.parts.newRecorder(id, foldRun(events));
       if (recorder.view.status !== 'awaiting_approval') return false;
+      // Ended here: counted here, whoever created it.
+      const adopted = adoptionOf(events, recorder.view.status);
+      if (adopted) this.parts.bus.adopt(id, adopted);
       recorder.emit({ type: 'run_finished', status, error });
       await recorder.flushed();
       return true;

@@ -7,7 +7,7 @@ import type { RunQueue } from '../queue/run-queue';
 import { holdHere, releaseHere, type KnownOwner } from '../store/owner';
 import { ownerOfRun } from '../store/run-columns';
 import type { RunStore } from '../store/run-store';
-import type { RunBus } from './bus';
+import { adoptionOf, type RunBus } from './bus';
 import type { EventFeed } from './feed';
 import { untilFinished } from './follow';
 import { RunRecorder } from './recorder';
@@ -115,6 +115,8 @@ export class QueuedRuns {
    */
   async send(id: string): Promise<void> {
     const { store, queue } = this.deps;
+    // The worker that takes it counts and traces it from here on.
+    this.deps.bus.letGo(id);
     const row = await store.getRun(id);
     if (row === null || isTerminal(row.status)) return;
     const workers = await this.deps.workers.list();
@@ -177,8 +179,12 @@ export class QueuedRuns {
     holdHere('run', id);
     try {
       if (!(await this.deps.store.claimRun(id, ownerOfRun(row), this.deps.owner))) return false;
-      const view = foldRun(await this.deps.store.events(id));
+      const events = await this.deps.store.events(id);
+      const view = foldRun(events);
       if (isTerminal(view.status)) return false;
+      // Ended here: counted here, whoever created it.
+      const adopted = adoptionOf(events, view.status);
+      if (adopted) this.deps.bus.adopt(id, adopted);
       await this.record(id, { type: 'run_finished', status, error });
       return true;
     } finally {

@@ -5,6 +5,7 @@ import type { WorkerHost } from '../../lib/worker';
 import type { Config } from '../config';
 import { RequestError } from '../errors';
 import { HostChoice } from '../llm/host-choice';
+import { processHostSlots, type CallSlots } from '../llm/host-slots';
 import type { Model } from '../llm/types';
 import { inRunTrace } from '../telemetry/trace-context';
 import { holdHere, releaseHere, runtimeOwner, type KnownOwner } from '../store/owner';
@@ -48,7 +49,7 @@ export class RunRegistry {
   constructor(
     private readonly config: Config,
     private readonly store: RunStore,
-    bus: RunBus,
+    private readonly bus: RunBus,
     bridges: BridgePool,
     /** The tools runs offer their plans, listed once: the bridge's own, and the other configured MCP servers' (connected at start-up). */
     tools: () => Promise<RunTools>,
@@ -56,16 +57,18 @@ export class RunRegistry {
     private readonly queued: QueuedRuns | null = null,
     /** This runtime as the owner of the runs it records, and its worker's id: its own, not the process's, so two runtimes in one process are two workers. */
     readonly owner: KnownOwner = runtimeOwner(),
+    /** Where runs' model calls take their host's slots: this process's, or (PostgreSQL) those every process shares. */
+    callSlots: CallSlots = processHostSlots,
   ) {
     const policy = (this.workspacePolicy = workspacePolicy(config));
     this.newRecorder = (id, initial, controller) => new RunRecorder(id, store, (e) => bus.publish(id, e), initial, () => controller?.abort());
     const { live, newRecorder } = this;
     const slots = (this.slots = new RunSlots<LiveRun>(config.maxConcurrentRuns));
-    this.hosts = new HostChoice(config);
+    this.hosts = new HostChoice(config, callSlots);
     const intake = (this.intake = new RunIntake({ config, owner, workspacePolicy: policy, store, tools, hosts: this.hosts, newRecorder }));
     const goOnHere = (recorder: RunRecorder, controller: AbortController, run: GoingOn) => this.goOnHere(recorder, controller, run, null);
     const planRulesInfo = () => intake.planRulesInfo();
-    this.desk = new ApprovalDesk({ config, owner, workspacePolicy: policy, store, bridges, slots, live, queued, newRecorder, planRulesInfo, goOnHere });
+    this.desk = new ApprovalDesk({ config, owner, workspacePolicy: policy, store, bus, bridges, slots, live, queued, newRecorder, planRulesInfo, goOnHere });
     this.execution = new RunExecution({ config, workspacePolicy: policy, store, bridges, tools, slots, live, decisions: this.desk });
   }
 
@@ -146,6 +149,8 @@ export class RunRegistry {
         if (view.status === 'awaiting_approval') await this.desk.watchWaiting(id);
         return { id };
       }
+      // Recorded here from now on: counted and traced here, as its log has it, wherever it was created.
+      this.bus.adopt(id, { created, status: view.status });
       const pinned = pinnedOf(created, this.workspacePolicy);
       if (!(await takenOver(recorder, view, resume, attempts, pinned))) {
         releaseHere('run', id);
@@ -170,7 +175,7 @@ export class RunRegistry {
     const live: LiveRun = { recorder, controller, stopReason: null, awaiting: null, done, settle };
     this.live.set(id, live);
     const run = async () => {
-      const { model, release } = this.hosts.modelOnHost(view.model, ready);
+      const { model, release } = await this.hosts.modelOnHost(view.model, ready);
       const plan = { live, model, workspace: pinned, limits, strategy: view.strategy, profile: view.profile, begin, approval: view.approval !== null };
       try {
         // Every call the run makes (to Ollama, to MCP servers) carries its trace from here on.
@@ -211,6 +216,7 @@ export class RunRegistry {
         continue;
       }
       live.recorder.letGo('its worker stopped and handed it back to the run queue');
+      this.bus.letGo(id);
       handed.push(id);
       if (this.slots.withdraw(live)) void this.execution.retire(id, live);
       else live.controller.abort();

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../../lib/events';
+import type { EventOf, RunEvent, RunStatus } from '../../lib/events';
 import type { RunStore } from '../store/run-store';
 import { guarded } from './guarded';
 import type { OtelExport } from './otel-sdk';
@@ -24,6 +24,9 @@ export interface Telemetry {
   close(): Promise<void>;
 }
 
+/** An event, an adoption or a run let go, in the order they came while the SDK loads. */
+type Pending = [string, RunEvent | AdoptedRun | null];
+
 /** Events kept while the SDK loads; a run's trace missing its start is better than unbounded memory. */
 const MAX_PENDING_EVENTS = 50_000;
 /** A collector that does not answer must not hold a CLI run's exit or a server's shutdown. */
@@ -35,23 +38,62 @@ export interface TelemetryConfig {
   openaiServers: readonly { name: string }[];
 }
 
-/** Where every run's events are published (server/runs/bus.ts). */
-export interface RunFeed {
-  subscribeAll(listener: (runId: string, event: RunEvent) => void): () => void;
+/** A run this process takes from another, as its log has it (server/runs/bus.ts `AdoptedRun`). */
+export interface AdoptedRun {
+  created: EventOf<'run_created'>;
+  status: RunStatus;
 }
 
-export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: RunStore): Telemetry {
+/** Where every run's events are published (server/runs/bus.ts), and which runs this process records. */
+export interface RunFeed {
+  subscribeAll(listener: (runId: string, event: RunEvent) => void): () => void;
+  /** `adopted`: this process records the run from now on; null: no more of it (handed on). */
+  subscribeCustody(listener: (runId: string, adopted: AdoptedRun | null) => void): () => void;
+}
+
+/** The events by which a process takes a run another handed over (or ends it): the one that handed it counts it no more. */
+const TAKEN_BY = new Set<RunEvent['type']>(['run_started', 'run_resumed', 'approval_decided', 'run_finished']);
+
+/** Where the events of one run are heard, whichever process commits them (server/runs/feed.ts). */
+export interface OneRunFeed {
+  subscribe(runId: string, listener: (event: RunEvent) => void): () => void;
+}
+
+export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: RunStore, feed: OneRunFeed): Telemetry {
   const settings = config.telemetry;
   const metrics = new RunMetrics();
   const exported = settings.traces !== null || settings.metrics !== null;
   if (settings.metrics) metrics.expectMirror();
 
   let spans: RunSpans | null = null;
-  let pending: [string, RunEvent][] | null = exported ? [] : null;
+  let pending: Pending[] | null = exported ? [] : null;
   const unsubscribe = bus.subscribeAll((runId, event) => {
     guarded('metrics', () => metrics.handle(runId, event));
     if (spans) guarded('traces', () => spans?.handle(runId, event));
     else if (pending && pending.length < MAX_PENDING_EVENTS) pending.push([runId, event]);
+  });
+  // A run is counted and traced by the process recording it: the worker taking it from the queue adopts it. The
+  // process that handed it over counts it as waiting until a process takes it, which the feed tells it.
+  const handedOver = new Map<string, () => void>();
+  const taken = (runId: string) => {
+    handedOver.get(runId)?.();
+    handedOver.delete(runId);
+  };
+  const unsubscribeCustody = bus.subscribeCustody((runId, adopted) => {
+    if (adopted) taken(runId);
+    guarded('metrics', () => {
+      if (adopted) metrics.adopt(runId, adopted);
+      else if (!handedOver.has(runId) && metrics.handOver(runId)) {
+        const stop = feed.subscribe(runId, (event) => {
+          if (!TAKEN_BY.has(event.type)) return;
+          taken(runId);
+          metrics.forget(runId);
+        });
+        handedOver.set(runId, stop);
+      }
+    });
+    if (spans) guarded('traces', () => (adopted ? spans?.adopt(runId, adopted) : spans?.forget(runId)));
+    else if (pending && pending.length < MAX_PENDING_EVENTS) pending.push([runId, adopted]);
   });
 
   const otel: Promise<OtelExport | null> = exported
@@ -63,7 +105,9 @@ export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: Run
             openaiServers: config.openaiServers.map((s) => s.name),
           });
           const caughtUp = started.spans;
-          for (const [runId, event] of pending ?? []) guarded('traces', () => caughtUp?.handle(runId, event));
+          for (const [runId, item] of pending ?? []) {
+            guarded('traces', () => (item === null ? caughtUp?.forget(runId) : 'type' in item ? caughtUp?.handle(runId, item) : caughtUp?.adopt(runId, item)));
+          }
           spans = caughtUp;
           pending = null;
           return started;
@@ -81,6 +125,8 @@ export function startTelemetry(config: TelemetryConfig, bus: RunFeed, store: Run
     ready: otel.then(() => undefined),
     async close() {
       unsubscribe();
+      unsubscribeCustody();
+      for (const runId of [...handedOver.keys()]) taken(runId);
       const started = await otel;
       if (!started) return;
       await Promise.race([started.shutdown(), new Promise((resolve) => setTimeout(resolve, EXPORT_ON_CLOSE_MS).unref())]);

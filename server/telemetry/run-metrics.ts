@@ -1,9 +1,11 @@
-import type { CallLabel, RunEvent } from '../../lib/events';
+import type { CallLabel, EventOf, RunEvent, RunStatus } from '../../lib/events';
 import { Counter, Gauge, Histogram, renderMetrics, type Labels } from './metric-registry';
 
 /**
  * planscope's metrics, counted from the runs' events as they are published
- * in this process: runs by status and model, run and model-call durations,
+ * in this process, of the runs it records (created here and not sent to the
+ * run queue, or adopted: taken from it), so that summed over processes each
+ * run counts once: runs by status and model, run and model-call durations,
  * tokens, rejections and step failures by code, cache reuse, queue depth,
  * running runs and open event streams. Served as Prometheus text by
  * `GET /api/metrics`, and mirrored to OTLP when an exporter is configured.
@@ -137,12 +139,41 @@ export class RunMetrics {
     return renderMetrics(this.all);
   }
 
+  /**
+   * This process records the run from now on, taken from the queue or over
+   * from another process: counted from where its log is, with its model and
+   * creation time (its duration is the run's, not this process's part).
+   */
+  adopt(runId: string, { created, status }: { created: EventOf<'run_created'>; status: RunStatus }): void {
+    if (this.runs.has(runId)) return;
+    const gauged = status === 'queued' || status === 'awaiting_approval' ? status : 'running';
+    this.runs.set(runId, { model: this.modelLabel(created.model), status: gauged, createdAt: created.at, calls: new Map() });
+  }
+
+  /**
+   * This process records no more of the run: sent to the run queue (or
+   * handed back to it) it is counted `queued` here, parked for a person
+   * `awaiting_approval`, until a process takes it (then `forget`). False
+   * when this process does not count the run.
+   */
+  handOver(runId: string): boolean {
+    const run = this.runs.get(runId);
+    if (!run) return false;
+    if (run.status !== 'awaiting_approval') run.status = 'queued';
+    return true;
+  }
+
+  /** A process took the run this one handed over: that process counts it from now on. */
+  forget(runId: string): void {
+    this.runs.delete(runId);
+  }
+
   handle(runId: string, event: RunEvent): void {
     if (event.type === 'run_created') {
       this.runs.set(runId, { model: this.modelLabel(event.model), status: 'queued', createdAt: event.at, calls: new Map() });
       return;
     }
-    // Runs this process did not create (recovered as interrupted at start-up) are not counted.
+    // Runs this process neither created nor adopted (recovered as interrupted at start-up) are not counted.
     const run = this.runs.get(runId);
     if (!run) return;
     switch (event.type) {

@@ -10,7 +10,7 @@ import { startCli } from '../support/cli-process';
 import { DEFAULT_MODELS, startFakeOllama, type FakeOllama, type FakeReply, type FakeScript } from '../support/fake-ollama';
 import { APP_ROOT, copyWorkspace, ENDPOINT_TASK, endpointAnswer, plan, startHarness, until } from '../support/harness';
 import { databaseForTest, type TestDatabase } from '../support/postgres';
-import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
+import { queueTestEnv, startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
 /**
  * The run queue end to end on the real PostgreSQL server: runs started by a
@@ -42,21 +42,7 @@ async function setUp(script: FakeScript, settings: Record<string, string> = {}):
   const database = await databaseForTest(cleanups);
   const fake = await startFakeOllama(script);
   cleanups.push(() => fake.close());
-  const workspace = copyWorkspace();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-queue-'));
-  cleanups.push(() => {
-    fs.rmSync(workspace, { recursive: true, force: true });
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
-  const env = {
-    OLLAMA_HOST: fake.url,
-    PLANSCOPE_MODEL: 'qwen3:8b',
-    PLANSCOPE_WORKSPACE: workspace,
-    PLANSCOPE_DATA_DIR: dataDir,
-    PLANSCOPE_READ_AHEAD: 'false',
-    ...BEATS,
-    ...settings,
-  };
+  const { workspace, env } = queueTestEnv(cleanups, fake.url, { ...BEATS, ...settings });
   const starter = await openRuntime(loadConfig({ ...env, PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_DB_POOL_SIZE: '4' }, APP_ROOT));
   cleanups.push(() => starter.close());
   return { database, fake, workspace, env, starter };

@@ -1,6 +1,32 @@
-import { until } from './harness';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { copyWorkspace, until } from './harness';
 import { startCli, type CliProcess } from './cli-process';
 import type { TestDatabase } from './postgres';
+
+/**
+ * What every process of a run-queue test shares: a copy of the sample
+ * workspace and a data directory of the test's own (removed with its
+ * cleanups), the fake Ollama at `ollamaUrl`, and `settings` on top.
+ */
+export function queueTestEnv(cleanups: (() => Promise<void> | void)[], ollamaUrl: string, settings: Record<string, string> = {}): { workspace: string; env: Record<string, string> } {
+  const workspace = copyWorkspace();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-queue-'));
+  cleanups.push(() => {
+    fs.rmSync(workspace, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const env = {
+    OLLAMA_HOST: ollamaUrl,
+    PLANSCOPE_MODEL: 'qwen3:8b',
+    PLANSCOPE_WORKSPACE: workspace,
+    PLANSCOPE_DATA_DIR: dataDir,
+    PLANSCOPE_READ_AHEAD: 'false',
+    ...settings,
+  };
+  return { workspace, env };
+}
 
 export interface WorkerProcess extends CliProcess {
   /** Its id in the workers table (the process's start id). */

@@ -1,6 +1,6 @@
 import { InsufficientMemoryError, type ChatHistoryItem } from 'node-llama-cpp';
 import { EMBEDDED_PREFIX } from '../../../lib/model-ref';
-import type { HostSlots } from '../host-slots';
+import type { CallSlots } from '../host-slots';
 import { formatSeconds, openCallScope } from '../ollama';
 import { ModelCallError, type ChatMessage, type Model, type ModelReply, type ModelRequest } from '../types';
 import { embeddedModelPath, EmbeddedModelMissing, readEmbeddedModel } from './catalog';
@@ -17,7 +17,7 @@ export interface EmbeddedModelOptions {
   threads: number;
   /** The bound on loading the file, and the timeout of a call made while it is not loaded. */
   loadTimeoutMs: number;
-  hostSlots: { slots: HostSlots; limit: number };
+  hostSlots: { slots: CallSlots; limit: number };
 }
 
 /** A Model run by llama.cpp in this process, from a GGUF file. */

@@ -2,7 +2,7 @@ import { createParser } from 'eventsource-parser';
 import { maskHost, maskSecret } from '../../../lib/mask';
 import { modelRefName } from '../../../lib/model-ref';
 import type { OpenAIServer } from '../../config';
-import type { HostSlots } from '../host-slots';
+import type { CallSlots } from '../host-slots';
 import { errorText, formatSeconds, isNetworkFailure, openCallScope, type CallScope } from '../ollama';
 import { movedThinkBlock, thinkBlockFilter } from '../think-block';
 import { ModelCallError, type Model, type ModelReply, type ModelRequest } from '../types';
@@ -14,7 +14,7 @@ export interface OpenAIModelOptions {
   model: string;
   seed?: number;
   /** Calls in flight at this server at most, across the process's runs; unbounded without. */
-  hostSlots?: { slots: HostSlots; limit: number };
+  hostSlots?: { slots: CallSlots; limit: number };
 }
 
 /** An error body is read up to this much: what a person needs is at its start. */
