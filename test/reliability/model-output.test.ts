@@ -135,7 +135,8 @@ describe('bad model output through the fake Ollama and the real runtime', () => 
   let h: Harness;
 
   beforeAll(async () => {
-    h = await startHarness({}, { PLANSCOPE_MAX_ROUNDS: String(MAX_ROUNDS), PLANSCOPE_CALL_TIMEOUT_MS: '2000' });
+    // Short enough that the stalled streams end soon, long enough that 2 MB streamed on a loaded machine is not cut off (2 s was).
+    h = await startHarness({}, { PLANSCOPE_MAX_ROUNDS: String(MAX_ROUNDS), PLANSCOPE_CALL_TIMEOUT_MS: '6000' });
   });
   afterAll(async () => {
     await h?.close();
