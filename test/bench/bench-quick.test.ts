@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const MEASUREMENTS = ['engine', 'overhead', 'parallel', 'tokens', 'tracing', 'peer', 'cold', 'store', 'filters', 'queue', 'web'];
+const MEASUREMENTS = ['engine', 'overhead', 'parallel', 'tokens', 'tracing', 'peer', 'cold', 'store', 'filters', 'queue', 'real-model', 'web'];
 
 interface QuickReport {
   quick: boolean;
