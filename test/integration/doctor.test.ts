@@ -6,7 +6,7 @@ import { DoctorCheckId, DoctorReport } from '../../lib/doctor';
 import { loadConfig } from '../../server/config';
 import { runDoctor } from '../../server/doctor/checks';
 import { runCli, TSX_ENTRY } from '../support/cli';
-import { OLLAMA_SOURCE_BUILD_ON_CPU, PLAIN_GGUF_MODEL, startFakeOllama, type FakeScript } from '../support/fake-ollama';
+import { OLLAMA_SOURCE_BUILD_ON_CPU, startFakeOllama, type FakeScript } from '../support/fake-ollama';
 import { APP_ROOT, SAMPLE_WORKSPACE } from '../support/harness';
 import { createTestDatabase } from '../support/postgres';
 
@@ -116,8 +116,6 @@ describe('planscope doctor in each broken state', () => {
   it('an Ollama built from source on a host without a GPU, serving a plain GGUF model: ready with thinking off, refused with it', async () => {
     const ollama = await fake({
       ...OLLAMA_SOURCE_BUILD_ON_CPU,
-      models: ['smollm2:latest'],
-      modelInfo: { 'smollm2:latest': PLAIN_GGUF_MODEL },
       probe: [{ content: '{"city":"Paris","sum":5}' }],
     });
     const ready = await doctor(env(ollama.url, { PLANSCOPE_MODEL: 'smollm2' }));

@@ -11,7 +11,7 @@ import { checkOllama } from '../../server/llm/health';
 import { createOllamaModel, type OllamaModelOptions } from '../../server/llm/ollama';
 import type { ModelRequest } from '../../server/llm/types';
 import { closedPort, failureOf } from '../support/model-call';
-import { OLLAMA_SOURCE_BUILD_ON_CPU, PLAIN_GGUF_MODEL, startFakeOllama, type FakeOllama, type FakeScript } from '../support/fake-ollama';
+import { OLLAMA_SOURCE_BUILD_ON_CPU, startFakeOllama, type FakeOllama, type FakeScript } from '../support/fake-ollama';
 
 const PLAN_SCHEMA = {
   type: 'object',
@@ -264,8 +264,6 @@ describe('createOllamaModel failures', () => {
   it('on a source build of Ollama without a GPU, serving a plain GGUF model: loaded at size_vram 0, refused thinking as model_error', async () => {
     const fake = await fakeOllama({
       ...OLLAMA_SOURCE_BUILD_ON_CPU,
-      models: ['smollm2:latest'],
-      modelInfo: { 'smollm2:latest': PLAIN_GGUF_MODEL },
       planner: [{ content: '{"steps":[]}' }],
     });
     // keep_alive 0: nothing is remembered of a call, so each question goes to /api/ps.

@@ -52,19 +52,20 @@ export type FakeModelInfo = {
 };
 
 /**
- * Seen on a real Ollama v0.24.0 built from its source (`go build .`) on a
- * machine without a GPU: `/api/version` says `0.0.0` (a source build has no
- * release number) and `/api/ps` has `size_vram: 0`.
+ * A real Ollama v0.24.0 built from its source (`go build .`) on a machine
+ * without a GPU, serving SmolLM2-135M-Instruct from its GGUF file through a
+ * Modelfile (`FROM ./model.gguf`), as it answered: `/api/version` says
+ * `0.0.0` (a source build has no release number), `/api/ps` lists the loaded
+ * model with `size_vram: 0`, and `/api/show` lists only `completion` (a plain
+ * GGUF model), so a chat with `think: true` is refused with 400
+ * `"<model>" does not support thinking`.
  */
-export const OLLAMA_SOURCE_BUILD_ON_CPU: Pick<FakeScript, 'version' | 'cpuOnly'> = { version: '0.0.0', cpuOnly: true };
-
-/**
- * A model made from a plain GGUF file (`ollama create NAME -f Modelfile`,
- * `FROM ./model.gguf`), as the same Ollama describes SmolLM2-135M-Instruct:
- * `/api/show` lists only `completion`, and a chat with `think: true` on it is
- * refused with 400 `"NAME" does not support thinking`.
- */
-export const PLAIN_GGUF_MODEL: FakeModelInfo = { capabilities: ['completion'] };
+export const OLLAMA_SOURCE_BUILD_ON_CPU: Pick<FakeScript, 'version' | 'cpuOnly' | 'models' | 'modelInfo'> = {
+  version: '0.0.0',
+  cpuOnly: true,
+  models: ['smollm2:latest'],
+  modelInfo: { 'smollm2:latest': { capabilities: ['completion'] } },
+};
 
 export type FakeScript = {
   /** Installed models (default `qwen3:8b`, `llama3.2:latest`); others get 404. */
