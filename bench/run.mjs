@@ -70,6 +70,7 @@ const MEASUREMENTS = [
   { name: 'store', file: 'm-store.ts', what: '10. PostgreSQL store: appends beside SQLite, fan-out across runtimes, runs list with 100,000 runs', timeoutS: 360 },
   { name: 'filters', file: 'm-filters.ts', what: '11. runs list filters with 10,000 runs, SQLite and PostgreSQL', timeoutS: 180 },
   { name: 'queue', file: 'm-queue.ts', what: '12. run queue: job pickup, runs per minute with 1, 2 and 4 workers, streaming across processes, runs list with 100,000 runs', timeoutS: 480 },
+  { name: 'real-model', file: 'm-real-model.ts', what: '13. a real model in the embedded engine: throughput through planscope vs node-llama-cpp, overhead ratio, round 2 from the cache', timeoutS: 900 },
   { name: 'web', file: 'm-web.ts', what: '6. dashboard at scale, 5. streaming latency', timeoutS: 360 },
 ];
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null;

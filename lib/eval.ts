@@ -188,6 +188,8 @@ export const EvalSettings = z.object({
   models: z.array(z.string()),
   strategies: z.array(Strategy),
   repeat: z.int(),
+  /** The ids of the suite's tasks run, in the suite's order; absent: every task. */
+  tasks: z.array(z.string()).optional(),
 });
 export type EvalSettings = z.infer<typeof EvalSettings>;
 

@@ -10,7 +10,7 @@ import { isRequestError } from '../errors';
 import { printable, printableJson } from './terminal-text';
 
 const USAGE =
-  'usage: npm run eval -- --suite FILE|NAME [--model NAME] [--strategy plan-execute|react|both] [--repeat N] [--no-baseline] [--json]\n' +
+  'usage: npm run eval -- --suite FILE|NAME [--model NAME] [--strategy plan-execute|react|both] [--repeat N] [--tasks ID,ID...] [--no-baseline] [--json]\n' +
   '  (NAME: a suite saved from the dashboard, when no file of that name exists)';
 
 function fail(reason: string): never {
@@ -27,6 +27,7 @@ function parseCli() {
         model: { type: 'string' },
         strategy: { type: 'string', default: 'plan-execute' },
         repeat: { type: 'string', default: '1' },
+        tasks: { type: 'string' },
         'no-baseline': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
       },
@@ -59,6 +60,7 @@ async function main(): Promise<number> {
       models,
       strategies,
       repeat: Number(args.repeat),
+      ...(args.tasks !== undefined && { tasks: args.tasks.split(',').map((t) => t.trim()).filter((t) => t !== '') }),
       onItem: args.json
         ? undefined
         : (item) =>

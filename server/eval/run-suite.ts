@@ -75,10 +75,30 @@ export async function runSuite(runtime: SuiteRuntime, plan: EvalPlan): Promise<{
  */
 export async function startSuite(runtime: SuiteRuntime, plan: EvalPlan): Promise<{ id: string; done: Promise<{ id: string; items: EvalItem[] }> }> {
   const { suite, workspace } = await openSuite(runtime, plan.suitePath);
+  const chosen = chosenTasks(suite, plan.tasks);
   const store = runtime.evals;
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
-  await store.create(id, suite.name, { suitePath: plan.suitePath, models: plan.models, strategies: plan.strategies, repeat: plan.repeat });
-  return { id, done: runItems(runtime, plan, id, suite, workspace) };
+  await store.create(id, suite.name, {
+    suitePath: plan.suitePath,
+    models: plan.models,
+    strategies: plan.strategies,
+    repeat: plan.repeat,
+    ...(plan.tasks && { tasks: plan.tasks }),
+  });
+  return { id, done: runItems(runtime, plan, id, chosen, workspace) };
+}
+
+/**
+ * The suite cut down to the tasks named, in the suite's order: a few tasks on
+ * a slow model (a small one on a CPU) keep an evaluation within minutes. A
+ * name the suite lacks is refused rather than measuring less than was asked.
+ */
+function chosenTasks(suite: EvalSuite, ids: readonly string[] | undefined): EvalSuite {
+  if (ids === undefined) return suite;
+  const unknown = ids.filter((id) => !suite.tasks.some((t) => t.id === id));
+  if (unknown.length > 0) throw new SuiteError(`The suite ${suite.name} has no task ${unknown.join(', ')} (its tasks: ${suite.tasks.map((t) => t.id).join(', ')}).`);
+  if (ids.length === 0) throw new SuiteError('No task was named to run.');
+  return { ...suite, tasks: suite.tasks.filter((t) => ids.includes(t.id)) };
 }
 
 /** One run of an evaluation: a task of the suite, with a model and strategy, the `repeat`th time. */

@@ -3,7 +3,7 @@ import { maskHost, maskUrlsInText } from '../../lib/mask';
 import { currentTraceparent } from '../telemetry/trace-context';
 import { ollamaErrorHint } from './error-hints';
 import type { CallSlots } from './host-slots';
-import { movedThinkBlock, thinkBlockFilter } from './think-block';
+import { StreamedReply } from './think-block';
 import { ModelCallError, type Model, type ModelReply, type ModelRequest } from './types';
 
 export interface OllamaModelOptions {
@@ -84,14 +84,9 @@ async function isLoaded(opts: OllamaModelOptions): Promise<boolean | null> {
 /** What ollama-js throws when a stream ends without a `done:true` line. */
 const NO_DONE_MESSAGE = 'Did not receive done or success response in stream.';
 
-interface Transcript {
-  content: string;
-  thinking: string;
-}
-
 async function streamChat(opts: OllamaModelOptions, request: ModelRequest): Promise<ModelReply> {
   const scope = openCallScope(request.timeoutMs, request.signal);
-  const transcript: Transcript = { content: '', thinking: '' };
+  const reply = new StreamedReply(request);
   let streamOpened = false;
   try {
     // A client per call: its fetch carries this call's signal, and ollama-js
@@ -102,19 +97,13 @@ async function streamChat(opts: OllamaModelOptions, request: ModelRequest): Prom
     const stream = await client.chat({ ...chatRequest(opts, request), stream: true });
     streamOpened = true;
     let final: ChatResponse | undefined;
-    // With thinking off, a <think> block the model writes anyway is not content: the caller never sees it stream.
-    const contentOnly = request.options.think ? (delta: string) => delta : thinkBlockFilter();
     for await (const chunk of stream) {
-      const delta = chunk.message?.content ?? '';
-      transcript.content += delta;
-      const passed = delta ? contentOnly(delta) : '';
-      if (passed) request.onContent?.(passed);
-      transcript.thinking += chunk.message?.thinking ?? '';
+      reply.add(chunk.message?.content ?? '', chunk.message?.thinking ?? '');
       if (chunk.done) final = chunk;
     }
     if (!final) throw new Error(NO_DONE_MESSAGE);
     rememberLoaded(opts);
-    return toReply(request.options.think ? transcript : movedThinkBlock(transcript), final);
+    return toReply(reply.finished(), final);
   } catch (err) {
     throw toModelCallError(err, {
       host: maskHost(opts.host),
@@ -122,7 +111,7 @@ async function streamChat(opts: OllamaModelOptions, request: ModelRequest): Prom
       timeoutMs: request.timeoutMs,
       scope,
       streamOpened,
-      partial: { ...transcript },
+      partial: reply.partial(),
     });
   } finally {
     scope.dispose();
@@ -146,11 +135,11 @@ function chatRequest(opts: OllamaModelOptions, request: ModelRequest): ChatReque
   };
 }
 
-function toReply(transcript: Transcript & { thinkBlockMoved?: boolean }, final: ChatResponse): ModelReply {
+function toReply(transcript: ReturnType<StreamedReply['finished']>, final: ChatResponse): ModelReply {
   return {
     content: transcript.content,
     thinking: transcript.thinking,
-    thinkBlockMoved: transcript.thinkBlockMoved ?? false,
+    thinkBlockMoved: transcript.thinkBlockMoved,
     doneReason: final.done_reason ?? null,
     promptTokens: countOrNull(final.prompt_eval_count),
     evalTokens: countOrNull(final.eval_count),
@@ -267,7 +256,7 @@ interface FailureContext {
   scope: CallScope;
   /** Headers arrived: a later network error is a dropped stream, not an unreachable host. */
   streamOpened: boolean;
-  partial: Transcript;
+  partial: ModelCallError['partial'];
 }
 
 function toModelCallError(err: unknown, ctx: FailureContext): ModelCallError {

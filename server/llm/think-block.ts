@@ -55,3 +55,36 @@ export function movedThinkBlock<T extends { content: string; thinking: string }>
   const thinking = [transcript.thinking, split.thinking].filter((t) => t !== '').join('\n');
   return { ...transcript, content: split.content, thinking, thinkBlockMoved: true };
 }
+
+/**
+ * A reply as it streams in, whichever wire it comes over (Ollama's NDJSON,
+ * an OpenAI-compatible server's SSE): the content and thinking gathered, the
+ * content passed on as it comes (without a <think> block written while
+ * thinking was off), and at the end the reply with that block moved.
+ */
+export class StreamedReply {
+  content = '';
+  thinking = '';
+  private readonly contentOnly: (delta: string) => string;
+
+  constructor(private readonly request: { options: { think: boolean }; onContent?: (delta: string) => void }) {
+    this.contentOnly = request.options.think ? (delta) => delta : thinkBlockFilter();
+  }
+
+  add(content: string, thinking: string): void {
+    this.thinking += thinking;
+    this.content += content;
+    const passed = content ? this.contentOnly(content) : '';
+    if (passed) this.request.onContent?.(passed);
+  }
+
+  /** What had streamed in, as a failure keeps it. */
+  partial(): { content: string; thinking: string } {
+    return { content: this.content, thinking: this.thinking };
+  }
+
+  /** The whole reply, a <think> block written while thinking was off moved to the thinking. */
+  finished(): { content: string; thinking: string; thinkBlockMoved: boolean } {
+    return this.request.options.think ? { ...this.partial(), thinkBlockMoved: false } : movedThinkBlock(this.partial());
+  }
+}

@@ -6,7 +6,7 @@ import { DoctorCheckId, DoctorReport } from '../../lib/doctor';
 import { loadConfig } from '../../server/config';
 import { runDoctor } from '../../server/doctor/checks';
 import { runCli, TSX_ENTRY } from '../support/cli';
-import { startFakeOllama, type FakeScript } from '../support/fake-ollama';
+import { OLLAMA_SOURCE_BUILD_ON_CPU, startFakeOllama, type FakeScript } from '../support/fake-ollama';
 import { APP_ROOT, SAMPLE_WORKSPACE } from '../support/harness';
 import { createTestDatabase } from '../support/postgres';
 
@@ -111,6 +111,21 @@ describe('planscope doctor in each broken state', () => {
     const ollama = await fake({ modelInfo: { 'qwen3:8b': { capabilities: ['completion'] } } });
     const { report } = await doctor(env(ollama.url, { PLANSCOPE_PLANNER_THINK: 'true' }));
     expect(check(report, 'model_capabilities')).toMatchObject({ verdict: 'fail', detail: expect.stringContaining('planner') as unknown });
+  });
+
+  it('an Ollama built from source on a host without a GPU, serving a plain GGUF model: ready with thinking off, refused with it', async () => {
+    const ollama = await fake({
+      ...OLLAMA_SOURCE_BUILD_ON_CPU,
+      probe: [{ content: '{"city":"Paris","sum":5}' }],
+    });
+    const ready = await doctor(env(ollama.url, { PLANSCOPE_MODEL: 'smollm2' }));
+    expect(ready.report.ok).toBe(true);
+    expect(check(ready.report, 'ollama_version')).toMatchObject({ verdict: 'warn', detail: expect.stringContaining('0.0.0') as unknown });
+    expect(ready.verdicts).toMatchObject({ model_capabilities: 'ok', structured_output: 'ok' });
+
+    const thinking = await doctor(env(ollama.url, { PLANSCOPE_MODEL: 'smollm2', PLANSCOPE_PLANNER_THINK: 'true' }));
+    expect(thinking.report.ok).toBe(false);
+    expect(check(thinking.report, 'model_capabilities')).toMatchObject({ verdict: 'fail', detail: expect.stringContaining('planner') as unknown });
   });
 
   it('num_ctx above what the model takes: a warning, not a failure', async () => {

@@ -134,4 +134,27 @@ describe('the evaluation harness', () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('runs only the tasks named with --tasks, in the suite\'s order, and refuses a name the suite lacks', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-eval-'));
+    const evalCli = (...args: string[]) =>
+      run(path.join(APP_ROOT, 'node_modules/.bin/tsx'), ['server/cli/eval.ts', '--suite', 'evals/sample-suite.json', '--model', 'offline', ...args], {
+        cwd: APP_ROOT,
+        env: { ...process.env, PLANSCOPE_DATA_DIR: dataDir },
+        timeout: 120_000,
+      });
+    try {
+      const { stdout } = await evalCli('--tasks', 'todo-fallback, endpoint-config', '--json');
+      const { items } = JSON.parse(stdout) as { items: EvalItem[] };
+      expect(items.map((i) => i.taskId)).toEqual(['endpoint-config', 'todo-fallback']);
+      const refused = await evalCli('--tasks', 'endpoint-config,no-such-task').then(
+        () => null,
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(refused?.code).toBe(2);
+      expect(refused?.stderr).toContain('has no task no-such-task');
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -11,7 +11,7 @@ import { checkOllama } from '../../server/llm/health';
 import { createOllamaModel, type OllamaModelOptions } from '../../server/llm/ollama';
 import type { ModelRequest } from '../../server/llm/types';
 import { closedPort, failureOf } from '../support/model-call';
-import { startFakeOllama, type FakeOllama, type FakeScript } from '../support/fake-ollama';
+import { OLLAMA_SOURCE_BUILD_ON_CPU, startFakeOllama, type FakeOllama, type FakeScript } from '../support/fake-ollama';
 
 const PLAN_SCHEMA = {
   type: 'object',
@@ -259,6 +259,25 @@ describe('createOllamaModel failures', () => {
 
     expect(err.code).toBe('model_error');
     expect(err.message).toContain('does not support thinking');
+  });
+
+  it('on a source build of Ollama without a GPU, serving a plain GGUF model: loaded at size_vram 0, refused thinking as model_error', async () => {
+    const fake = await fakeOllama({
+      ...OLLAMA_SOURCE_BUILD_ON_CPU,
+      planner: [{ content: '{"steps":[]}' }],
+    });
+    // keep_alive 0: nothing is remembered of a call, so each question goes to /api/ps.
+    const model = modelAt(fake.url, { model: 'smollm2', keepAlive: 0 });
+    expect(await model.isLoaded!()).toBe(false);
+    expect((await model.complete(plannerRequest())).content).toBe('{"steps":[]}');
+    const running = (await new Ollama({ host: fake.url }).ps()).models;
+    expect(running.map((m) => [m.name, m.size_vram])).toEqual([['smollm2:latest', 0]]);
+    expect(await model.isLoaded!()).toBe(true);
+
+    const thinking = { temperature: 0, numPredict: 512, numCtx: 8192, think: true };
+    const err = await failureOf(model.complete(plannerRequest({ options: thinking })));
+    expect(err.code).toBe('model_error');
+    expect(err.message).toContain('"smollm2" does not support thinking');
   });
 
   it('maps a mid-stream error line to model_error and keeps the partial content', async () => {

@@ -51,6 +51,22 @@ export type FakeModelInfo = {
   contextLength?: number | null;
 };
 
+/**
+ * A real Ollama v0.24.0 built from its source (`go build .`) on a machine
+ * without a GPU, serving SmolLM2-135M-Instruct from its GGUF file through a
+ * Modelfile (`FROM ./model.gguf`), as it answered: `/api/version` says
+ * `0.0.0` (a source build has no release number), `/api/ps` lists the loaded
+ * model with `size_vram: 0`, and `/api/show` lists only `completion` (a plain
+ * GGUF model), so a chat with `think: true` is refused with 400
+ * `"<model>" does not support thinking`.
+ */
+export const OLLAMA_SOURCE_BUILD_ON_CPU: Pick<FakeScript, 'version' | 'cpuOnly' | 'models' | 'modelInfo'> = {
+  version: '0.0.0',
+  cpuOnly: true,
+  models: ['smollm2:latest'],
+  modelInfo: { 'smollm2:latest': { capabilities: ['completion'] } },
+};
+
 export type FakeScript = {
   /** Installed models (default `qwen3:8b`, `llama3.2:latest`); others get 404. */
   models?: string[];
@@ -69,6 +85,8 @@ export type FakeScript = {
    * this long before its first byte, and reports it as `load_duration`.
    */
   loadMs?: number;
+  /** A host without a GPU: `/api/ps` lists a loaded model with `size_vram: 0`, as a real Ollama does there (default: all of it in VRAM). */
+  cpuOnly?: boolean;
   planner?: FakeReply[];
   synthesizer?: FakeReply[];
   reviewer?: FakeReply[];
@@ -105,7 +123,7 @@ export interface ChatCount {
 export const DEFAULT_MODELS = ['qwen3:8b', 'llama3.2:latest'];
 const DEFAULT_CHUNKS = 3;
 const FAKE_VERSION = '0.12.10';
-const SCRIPT_KEYS = ['models', 'version', 'modelInfo', 'charsPerToken', 'loadMs'];
+const SCRIPT_KEYS = ['models', 'version', 'modelInfo', 'charsPerToken', 'loadMs', 'cpuOnly'];
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
@@ -194,6 +212,7 @@ export function parseFakeScript(value: unknown): FakeScript {
   if (models !== undefined && !(Array.isArray(models) && models.every((m) => typeof m === 'string'))) {
     throw new Error('"models" must be an array of strings');
   }
+  if (value['cpuOnly'] !== undefined && typeof value['cpuOnly'] !== 'boolean') throw new Error('"cpuOnly" must be true or false');
   if (version !== undefined && version !== null && typeof version !== 'string') throw new Error('"version" must be a string or null');
   if (modelInfo !== undefined && !(isRecord(modelInfo) && Object.values(modelInfo).every(isRecord))) {
     throw new Error('"modelInfo" must map model names to objects');
@@ -216,6 +235,7 @@ class FakeState {
   version: string | null = FAKE_VERSION;
   charsPerToken = 4;
   loadMs = 0;
+  cpuOnly = false;
   private queues = emptyQueues();
   /** What /api/ps reports: models a chat has touched, with the context they were loaded with. */
   readonly loaded = new Map<string, { numCtx: number }>();
@@ -229,6 +249,7 @@ class FakeState {
     this.version = script.version === undefined ? FAKE_VERSION : script.version;
     this.charsPerToken = script.charsPerToken ?? 4;
     this.loadMs = script.loadMs ?? 0;
+    this.cpuOnly = script.cpuOnly ?? false;
     this.info = Object.fromEntries(Object.entries(script.modelInfo ?? {}).map(([name, info]) => [withTag(name), info]));
     // Copies: taking replies must not eat the caller's script.
     this.queues = emptyQueues();
@@ -590,7 +611,7 @@ function runningEntries(state: FakeState) {
   const expiresAt = new Date(Date.now() + 5 * 60_000).toISOString();
   return [...state.loaded].map(([name, { numCtx }]) => {
     const { modified_at: _unused, ...entry } = tagEntry(name);
-    return { ...entry, expires_at: expiresAt, size_vram: entry.size, context_length: numCtx };
+    return { ...entry, expires_at: expiresAt, size_vram: state.cpuOnly ? 0 : entry.size, context_length: numCtx };
   });
 }
 

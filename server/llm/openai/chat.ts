@@ -4,7 +4,7 @@ import { modelRefName } from '../../../lib/model-ref';
 import type { OpenAIServer } from '../../config';
 import type { CallSlots } from '../host-slots';
 import { errorText, formatSeconds, isNetworkFailure, openCallScope, type CallScope } from '../ollama';
-import { movedThinkBlock, thinkBlockFilter } from '../think-block';
+import { StreamedReply } from '../think-block';
 import { ModelCallError, type Model, type ModelReply, type ModelRequest } from '../types';
 import { ChatChunk, errorOf } from './wire';
 
@@ -69,15 +69,9 @@ export function chatBody(opts: OpenAIModelOptions, request: ModelRequest): Recor
   };
 }
 
-interface Transcript {
-  content: string;
-  thinking: string;
-}
-
 async function streamChat(opts: OpenAIModelOptions, request: ModelRequest): Promise<ModelReply> {
   const scope = openCallScope(request.timeoutMs, request.signal);
-  const transcript: Transcript = { content: '', thinking: '' };
-  const ctx = { opts, request, scope, transcript, streamOpened: false };
+  const ctx = { opts, request, scope, reply: new StreamedReply(request), streamOpened: false };
   try {
     const response = await scope.fetch(`${opts.server.baseUrl}/chat/completions`, {
       method: 'POST',
@@ -99,16 +93,14 @@ interface CallContext {
   opts: OpenAIModelOptions;
   request: ModelRequest;
   scope: CallScope;
-  transcript: Transcript;
+  reply: StreamedReply;
   /** A 200 arrived: a later network error is a dropped stream, not an unreachable server. */
   streamOpened: boolean;
 }
 
 /** Reads the SSE stream to its `[DONE]`, passing content on as it comes. */
 async function readStream(ctx: CallContext, body: ReadableStream<Uint8Array>): Promise<ModelReply> {
-  const { request, transcript } = ctx;
-  // With thinking off, a <think> block the model writes anyway is not content: the caller never sees it stream.
-  const contentOnly = request.options.think ? (delta: string) => delta : thinkBlockFilter();
+  const { reply: streamed } = ctx;
   let done = false;
   let finishReason: string | null = null;
   let usage: ChatChunk['usage'] = null;
@@ -131,10 +123,7 @@ async function readStream(ctx: CallContext, body: ReadableStream<Uint8Array>): P
         const content = delta?.content ?? '';
         const thinking = delta?.reasoning_content ?? delta?.reasoning ?? '';
         if (content || thinking) firstDeltaAt ??= performance.now();
-        transcript.thinking += thinking;
-        transcript.content += content;
-        const passed = content ? contentOnly(content) : '';
-        if (passed) request.onContent?.(passed);
+        streamed.add(content, thinking);
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
       if (chunk.usage) usage = chunk.usage;
@@ -156,7 +145,7 @@ async function readStream(ctx: CallContext, body: ReadableStream<Uint8Array>): P
   }
   if (!done) throw streamError(ctx, 'The stream ended before the server sent `data: [DONE]`.');
   const ended = performance.now();
-  const reply = request.options.think ? { ...transcript, thinkBlockMoved: false } : movedThinkBlock(transcript);
+  const reply = streamed.finished();
   const counts = usage as ChatChunk['usage'];
   return {
     content: reply.content,
@@ -182,7 +171,7 @@ function parseChunk(ctx: CallContext, data: string): ChatChunk | ModelCallError 
   }
   const { message } = errorOf(value);
   if (message !== null && typeof value === 'object' && value !== null && !('choices' in value)) {
-    return new ModelCallError('model_error', `${describe(ctx)} failed while answering: ${clean(ctx, message)}`, { ...ctx.transcript });
+    return new ModelCallError('model_error', `${describe(ctx)} failed while answering: ${clean(ctx, message)}`, ctx.reply.partial());
   }
   const chunk = ChatChunk.safeParse(value);
   if (!chunk.success) return streamError(ctx, `A chunk of the stream is not a chat completion chunk: ${quote(ctx, data)}.`);
@@ -203,7 +192,7 @@ async function statusError(ctx: CallContext, response: Response): Promise<ModelC
   const status = response.status;
   const where = describe(ctx);
   const { server } = ctx.opts;
-  const partial = { ...ctx.transcript };
+  const partial = ctx.reply.partial();
   if (status === 401 || status === 403) {
     return new ModelCallError(
       'model_auth_failed',
@@ -228,11 +217,11 @@ async function statusError(ctx: CallContext, response: Response): Promise<ModelC
 }
 
 function streamError(ctx: CallContext, what: string): ModelCallError {
-  return new ModelCallError('model_error', `The reply from ${describe(ctx)} is not a well-formed stream: ${what}`, { ...ctx.transcript });
+  return new ModelCallError('model_error', `The reply from ${describe(ctx)} is not a well-formed stream: ${what}`, ctx.reply.partial());
 }
 
 function toModelCallError(err: unknown, ctx: CallContext): ModelCallError {
-  const partial = { ...ctx.transcript };
+  const partial = ctx.reply.partial();
   const { model } = ctx.opts;
   if (ctx.scope.cancelled()) return new ModelCallError('cancelled', `Call to ${model} was cancelled.`, partial);
   if (ctx.scope.timedOut()) {
