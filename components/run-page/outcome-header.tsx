@@ -4,6 +4,7 @@ import { useMay } from '../identity';
 import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
+import { RunCancelling } from '@/lib/api';
 import { bundleFileName, type RunImport } from '@/lib/bundle';
 import { aggregateCalls, runDurationMs, toResult } from '@/lib/result';
 import { attemptsOf, isTerminal, roundLimit, roundNoun, type RunState } from '@/lib/run-state';
@@ -45,7 +46,7 @@ export function OutcomeHeader({
 
   const [confirming, setConfirming] = useState(false);
   const cancel = useMutation({
-    mutationFn: () => fetchJson<unknown>(`/api/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' }),
+    mutationFn: () => fetchJson(`/api/runs/${encodeURIComponent(runId)}/cancel`, RunCancelling, { method: 'POST' }),
   });
 
   const download = () => {

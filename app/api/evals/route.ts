@@ -1,4 +1,4 @@
-import type { EvalList } from '@/lib/api';
+import type { EvalList, EvalStarted } from '@/lib/api';
 import { describeIssue, RunSuiteRequest } from '@/lib/eval-case';
 import { evalModels, startSuite, STORED_SUITE_PREFIX, SuiteError } from '@/server/eval/run-suite';
 import { handle, readJsonBody } from '@/server/http/respond';
@@ -36,6 +36,7 @@ export function POST(request: Request): Promise<Response> {
     }
     // Its failure is stored with the evaluation (the page shows it); logged here as well.
     started.done.catch((error: unknown) => console.error(`planscope: evaluation ${started.id} failed`, error));
-    return Response.json({ id: started.id }, { status: 202, headers: { Location: `/api/evals/${started.id}` } });
+    const body: EvalStarted = { id: started.id };
+    return Response.json(body, { status: 202, headers: { Location: `/api/evals/${started.id}` } });
   });
 }
