@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { McpTool } from './api';
 import { ReasonedStatus, type ProposedStep, type Rejection } from './events';
 import type { PlanLimits } from './plan';
-import { parseStructured } from './structured';
+import { structuredOutput } from './structured';
 import { DEFAULT_PATH_POLICY, type PathPolicy } from './policy';
 import { checkToolArgs } from './tool-args';
 import type { PlanVerdict } from './validator';
@@ -174,10 +174,4 @@ export const ReasoningOutcome = z.strictObject({
 });
 export type ReasoningOutcome = z.infer<typeof ReasoningOutcome>;
 
-export function reasoningJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(ReasoningOutcome) as Record<string, unknown>;
-}
-
-export function parseReasoning(raw: string, doneReason: string | null) {
-  return parseStructured(ReasoningOutcome, raw, doneReason, 'a step outcome');
-}
+export const { jsonSchema: reasoningJsonSchema, parse: parseReasoning } = structuredOutput(ReasoningOutcome, 'a step outcome');

@@ -199,7 +199,7 @@ export function OutcomeHeader({
         {view.error && (
           <div
             data-testid="run-error"
-            className="mt-3 rounded border border-red-300 bg-red-50 px-2.5 py-2 text-xs text-red-900 dark:border-red-800 dark:bg-red-950/70 dark:text-red-200"
+            className="mt-3 alert py-2"
           >
             <code className="mr-2 font-mono font-semibold">{view.error.code}</code>
             <span className="whitespace-pre-wrap break-anywhere">{view.error.message}</span>
