@@ -40,7 +40,9 @@ function readBody<S extends z.ZodType>(url: string, raw: string, schema: S): z.o
   } catch (error) {
     throw new ResponseInvalidError(url, raw, `not JSON: ${(error as Error).message}`);
   }
-  const parsed = schema.safeParse(json);
+  // jitless, as the run page's events are (use-run-events.ts): the fast path zod compiles on a shape's first
+  // parse costs more on the main thread than the few reads of each body a page makes save.
+  const parsed = schema.safeParse(json, { jitless: true });
   if (!parsed.success) throw new ResponseInvalidError(url, raw, describeIssues(parsed.error.issues.slice(0, 3)));
   return parsed.data;
 }
