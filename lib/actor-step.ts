@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseStructured } from './structured';
+import { structuredOutput } from './structured';
 
 /**
  * One step of the ReAct baseline: think, then act with exactly one tool call
@@ -14,10 +14,4 @@ export const ActorStep = z.strictObject({
 });
 export type ActorStep = z.infer<typeof ActorStep>;
 
-export function actorJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(ActorStep) as Record<string, unknown>;
-}
-
-export function parseActorStep(raw: string, doneReason: string | null) {
-  return parseStructured(ActorStep, raw, doneReason, 'an action');
-}
+export const { jsonSchema: actorJsonSchema, parse: parseActorStep } = structuredOutput(ActorStep, 'an action');

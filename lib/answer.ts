@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseStructured } from './structured';
+import { structuredOutput } from './structured';
 
 /**
  * The Synthesizer's structured answer: claims, each citing observed lines.
@@ -25,17 +25,7 @@ export const Answer = z.strictObject({
 });
 export type Answer = z.infer<typeof Answer>;
 
-let answerJson: Record<string, unknown> | null = null;
-
-/** Converted once: the schema never changes, and the conversion is not free. */
-export function answerJsonSchema(): Record<string, unknown> {
-  answerJson ??= z.toJSONSchema(Answer) as Record<string, unknown>;
-  return answerJson;
-}
-
-export function parseAnswer(raw: string, doneReason: string | null) {
-  return parseStructured(Answer, raw, doneReason, 'an answer');
-}
+export const { jsonSchema: answerJsonSchema, parse: parseAnswer } = structuredOutput(Answer, 'an answer');
 
 export function formatCitation(c: Pick<Citation, 'path' | 'startLine' | 'endLine'>): string {
   return c.startLine === c.endLine ? `${c.path}:L${c.startLine}` : `${c.path}:L${c.startLine}-L${c.endLine}`;

@@ -128,3 +128,18 @@ export function artifactsNamed(events: readonly RunEvent[]): string[] {
   }
   return names;
 }
+
+/** `POST /api/runs/import`: the id the run is stored under, and the one it had where it was exported. */
+export const ImportOutcome = z.object({
+  id: z.string(),
+  /** The bundle's id for the run: its claim, kept as such. */
+  originalId: z.string(),
+  /** The original id was taken here, or is not one this planscope takes, so the run was stored under a new one. */
+  renamed: z.boolean(),
+  /** Where the bundle says it came from. */
+  from: z.string(),
+  /** Who imported it: the request's token name, or `local`. */
+  by: z.string(),
+  message: z.string(),
+});
+export type ImportOutcome = z.infer<typeof ImportOutcome>;

@@ -158,7 +158,11 @@ export const ClaimFlagCode = z.enum(['plan_as_fact']);
 export type ClaimFlagCode = z.infer<typeof ClaimFlagCode>;
 
 /** Shown by the browser itself when a request it made to the server got no answer it could read. */
-export const ClientErrorCode = z.enum(['request_failed']);
+export const ClientErrorCode = z.enum([
+  'request_failed',
+  /** A 2xx answer of the API whose body is not JSON or not of the shape the page reads (lib/api.ts): a page older than the server, or a proxy's page. */
+  'response_invalid',
+]);
 export type ClientErrorCode = z.infer<typeof ClientErrorCode>;
 
 /** Every code an `{code, message}` may carry: the compiler refuses one not defined here. */

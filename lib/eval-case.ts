@@ -50,22 +50,24 @@ export const SuiteSummary = z.object({
 });
 export type SuiteSummary = z.infer<typeof SuiteSummary>;
 
-export interface SuiteList {
-  suites: SuiteSummary[];
-}
+/** `GET /api/suites`. */
+export const SuiteList = z.object({ suites: z.array(SuiteSummary) });
+export type SuiteList = z.infer<typeof SuiteList>;
 
 /** The file name a stored suite is exported under. */
 export function suiteFileName(name: string): string {
   return `${name}.suite.json`;
 }
 
-export interface SavedCase {
-  suite: string;
+/** `POST /api/suites/:name/cases`: where the case went. */
+export const SavedCase = z.object({
+  suite: z.string(),
   /** The suite did not exist and was made for this case. */
-  created: boolean;
-  tasks: number;
-  message: string;
-}
+  created: z.boolean(),
+  tasks: z.number(),
+  message: z.string(),
+});
+export type SavedCase = z.infer<typeof SavedCase>;
 
 /**
  * The proposal for `view`. Claims people marked `correct` (everyone who

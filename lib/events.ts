@@ -179,13 +179,13 @@ export const ForkedFrom = z.object({ run: z.string().min(1), round: z.int().min(
 export type ForkedFrom = z.infer<typeof ForkedFrom>;
 
 /** What an earlier round left for the planner of a later one: its plan, and what rejected or failed. */
-export const BeginLesson = z.object({
+export const RecordedLesson = z.object({
   round: z.int(),
   proposed: z.array(ProposedStep).nullable(),
   rejections: z.array(Rejection),
   failures: z.array(ReplanReason),
 });
-export type BeginLesson = z.infer<typeof BeginLesson>;
+export type RecordedLesson = z.infer<typeof RecordedLesson>;
 
 /**
  * Where a run begins when not at round 1 (a fork), recorded so that the run
@@ -193,11 +193,11 @@ export type BeginLesson = z.infer<typeof BeginLesson>;
  * round `round` runs `plan` (judged as a planner's reply) after `lessons`;
  * `answer`, the Synthesizer answers from the work carried in.
  */
-export const RunBegin = z.discriminatedUnion('stage', [
-  z.object({ stage: z.literal('plan'), round: z.int().min(1), plan: z.unknown(), lessons: z.array(BeginLesson) }),
+export const RecordedRunStart = z.discriminatedUnion('stage', [
+  z.object({ stage: z.literal('plan'), round: z.int().min(1), plan: z.unknown(), lessons: z.array(RecordedLesson) }),
   z.object({ stage: z.literal('answer') }),
 ]);
-export type RunBegin = z.infer<typeof RunBegin>;
+export type RecordedRunStart = z.infer<typeof RecordedRunStart>;
 
 /**
  * How a run whose process died goes on: `round`, the interrupted round's
@@ -256,7 +256,7 @@ export const RunEvent = z.discriminatedUnion('type', [
     /** Set on a fork: the run and round it was forked from. */
     forkedFrom: ForkedFrom.optional(),
     /** Set on a fork: where it begins, so that it can be started again from its own log. */
-    begin: RunBegin.optional(),
+    begin: RecordedRunStart.optional(),
   }),
   /**
    * The work a fork starts with, as its parent had completed it before the

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { McpTool } from './api';
 import { ReasonedStatus, type ProposedStep, type Rejection } from './events';
 import type { PlanLimits } from './plan';
-import { parseStructured } from './structured';
+import { firstIssue, structuredOutput } from './structured';
 import { DEFAULT_PATH_POLICY, type PathPolicy } from './policy';
 import { checkToolArgs } from './tool-args';
 import type { PlanVerdict } from './validator';
@@ -134,8 +134,7 @@ export function validateGeneralPlan(
     }
     const parsedArgs = toolArgsSchema(tool).safeParse(step.args ?? {});
     if (!parsedArgs.success) {
-      const issue = parsedArgs.error.issues[0];
-      reject('schema_invalid', `Arguments of ${tool.qualified} do not match its schema: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+      reject('schema_invalid', `Arguments of ${tool.qualified} do not match its schema: ${firstIssue(parsedArgs.error, '(root)')}`);
       return { ...base, kind: 'tool', tool: tool.qualified, args: step.args ?? {}, path: tool.qualified };
     }
     // A read names exactly one file; other tools may name folders (`list {path: "."}`).
@@ -174,10 +173,4 @@ export const ReasoningOutcome = z.strictObject({
 });
 export type ReasoningOutcome = z.infer<typeof ReasoningOutcome>;
 
-export function reasoningJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(ReasoningOutcome) as Record<string, unknown>;
-}
-
-export function parseReasoning(raw: string, doneReason: string | null) {
-  return parseStructured(ReasoningOutcome, raw, doneReason, 'a step outcome');
-}
+export const { jsonSchema: reasoningJsonSchema, parse: parseReasoning } = structuredOutput(ReasoningOutcome, 'a step outcome');

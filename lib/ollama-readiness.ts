@@ -1,5 +1,6 @@
-import type { ReadinessErrorCode } from './codes';
-import type { CallLabel, CallOptions } from './events';
+import { z } from 'zod';
+import { ReadinessErrorCode } from './codes';
+import { CallLabel, type CallOptions } from './events';
 
 /**
  * What a run needs of an Ollama server and of a model before it starts,
@@ -28,20 +29,22 @@ export function knownVersion(version: string | null): version is string {
 }
 
 /** What `/api/show` says of a model; null where the server did not say. */
-export interface ModelFacts {
-  name: string;
+export const ModelFacts = z.object({
+  name: z.string(),
   /** `completion`, `thinking`, `tools`, `vision`, ...; null from servers older than the field. */
-  capabilities: string[] | null;
+  capabilities: z.array(z.string()).nullable(),
   /** `<architecture>.context_length` of `model_info`: the most the model can take. */
-  contextLength: number | null;
-}
+  contextLength: z.number().nullable(),
+});
+export type ModelFacts = z.infer<typeof ModelFacts>;
 
-export interface ReadinessProblem {
-  code: ReadinessErrorCode;
-  message: string;
+export const ReadinessProblem = z.object({
+  code: ReadinessErrorCode,
+  message: z.string(),
   /** The role the problem is for; absent when it is the server's. */
-  role?: CallLabel;
-}
+  role: CallLabel.optional(),
+});
+export type ReadinessProblem = z.infer<typeof ReadinessProblem>;
 
 /**
  * Every reason a run on this model would fail or misbehave for want of a

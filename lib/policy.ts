@@ -27,7 +27,7 @@
  *   unconfigured `DEFAULT_PATH_POLICY`.
  */
 
-import type { z } from 'zod';
+import { z } from 'zod';
 import { RejectionCode } from './codes';
 
 export type PathVerdict =
@@ -58,7 +58,8 @@ const MAX_PATTERN_CHARS = 200;
 const UNSUPPORTED_GLOB = /[[\]{}]/;
 
 /** Where a deny rule comes from: planscope's defaults, or the operator's `PLANSCOPE_DENY_ADD`. */
-export type DenyRuleSource = 'default' | 'added';
+export const DenyRuleSource = z.enum(['default', 'added']);
+export type DenyRuleSource = z.infer<typeof DenyRuleSource>;
 
 export interface DenyRule {
   /** The pattern as people write it (globs on path segments), shown in messages, docs and the UI. */
@@ -247,20 +248,22 @@ export function compileDenyPattern(raw: string): { ok: true; segments: RegExp[] 
 }
 
 /** The deny rules in force, as people read them (the start page, `GET /api/health`). */
-export interface DenyRuleInfo {
-  pattern: string;
-  reason: string;
-  source: DenyRuleSource;
-}
+export const DenyRuleInfo = z.object({
+  pattern: z.string(),
+  reason: z.string(),
+  source: DenyRuleSource,
+});
+export type DenyRuleInfo = z.infer<typeof DenyRuleInfo>;
 
-export interface ReadPolicyInfo {
+export const ReadPolicyInfo = z.object({
   /** In force: the defaults minus those removed, then those added. */
-  denyRules: DenyRuleInfo[];
+  denyRules: z.array(DenyRuleInfo),
   /** Defaults the configuration took out (`PLANSCOPE_DENY_REMOVE`). */
-  removedDefaults: string[];
+  removedDefaults: z.array(z.string()),
   /** Whether file text and other servers' tool results are checked for secrets before the model sees them. */
-  secretScan: boolean;
-}
+  secretScan: z.boolean(),
+});
+export type ReadPolicyInfo = z.infer<typeof ReadPolicyInfo>;
 
 export function describeReadPolicy(policy: PathPolicy, secretScan: boolean): ReadPolicyInfo {
   return {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseStructured } from './structured';
+import { structuredOutput } from './structured';
 
 /**
  * The Reviewer's verdicts: a model reads each claim with only the lines it
@@ -20,14 +20,4 @@ export type ClaimReview = z.infer<typeof ClaimReview>;
 export const Review = z.strictObject({ reviews: z.array(ClaimReview).max(12) });
 export type Review = z.infer<typeof Review>;
 
-let reviewJson: Record<string, unknown> | null = null;
-
-/** Converted once: the schema never changes, and the conversion is not free. */
-export function reviewJsonSchema(): Record<string, unknown> {
-  reviewJson ??= z.toJSONSchema(Review) as Record<string, unknown>;
-  return reviewJson;
-}
-
-export function parseReview(raw: string, doneReason: string | null) {
-  return parseStructured(Review, raw, doneReason, 'a review');
-}
+export const { jsonSchema: reviewJsonSchema, parse: parseReview } = structuredOutput(Review, 'a review');

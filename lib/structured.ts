@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 export type StructuredParse<T> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -30,6 +30,21 @@ export function parseStructured<S extends z.ZodType>(
     return { ok: false, message: `${capitalize(what)} does not match the schema: ${describeIssues(result.error.issues.slice(0, 5))}` };
   }
   return { ok: true, value: result.data };
+}
+
+/** A fixed schema a model's reply is held to: its JSON Schema for `format`, and the parse of the reply. */
+export interface StructuredOutput<T> {
+  jsonSchema(): Record<string, unknown>;
+  parse(raw: string, doneReason: string | null): StructuredParse<T>;
+}
+
+/** `schema` as a structured output (`what` names it in messages); its JSON Schema is converted once, on first use: the schema never changes, and the conversion is not free. */
+export function structuredOutput<S extends z.ZodType>(schema: S, what: string): StructuredOutput<z.infer<S>> {
+  let json: Record<string, unknown> | null = null;
+  return {
+    jsonSchema: () => (json ??= z.toJSONSchema(schema) as Record<string, unknown>),
+    parse: (raw, doneReason) => parseStructured(schema, raw, doneReason, what),
+  };
 }
 
 /** The first issue of a failed parse: where it is (`what` at the top) and what is wrong. */

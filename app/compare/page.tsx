@@ -78,7 +78,7 @@ function ErrorLine({ message }: { message: string }) {
     <p
       role="alert"
       data-testid="compare-error"
-      className="mb-3 rounded border border-red-300 bg-red-50 px-2.5 py-1.5 text-xs text-red-900 break-anywhere dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+      className="mb-3 alert break-anywhere"
     >
       The run could not be started: {message}
     </p>

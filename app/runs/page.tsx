@@ -29,7 +29,7 @@ export default async function RunsPage({ searchParams }: Props) {
       {/* The form keeps the filter asked for while the address catches up, and takes one it did not ask for (Back, a link). */}
       <RunFilters filter={filter} models={models} />
       {!parsed.ok && (
-        <p role="alert" className="rounded border border-red-300 bg-red-50 px-2.5 py-2 text-xs text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+        <p role="alert" className="alert py-2">
           The address holds a filter this list does not know ({parsed.message}); all runs are shown.
         </p>
       )}

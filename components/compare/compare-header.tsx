@@ -68,7 +68,7 @@ export function CompareHeader({ side, showTask }: { side: CompareSide; showTask:
         {view.error && (
           <div
             role="status"
-            className="mt-2.5 rounded border border-red-300 bg-red-50 px-2.5 py-1.5 text-xs text-red-900 dark:border-red-800 dark:bg-red-950/70 dark:text-red-200"
+            className="mt-2.5 alert"
           >
             <code className="mr-2 font-mono font-semibold">{view.error.code}</code>
             <span className="whitespace-pre-wrap break-anywhere">{view.error.message}</span>

@@ -81,7 +81,7 @@ export function EvalView({ initial }: { initial: EvalDetail }) {
             <p
               role="status"
               data-testid="eval-stopped"
-              className="mt-3 rounded border border-red-300 bg-red-50 px-2.5 py-2 text-xs text-red-900 dark:border-red-800 dark:bg-red-950/70 dark:text-red-200"
+              className="mt-3 alert py-2"
             >
               The evaluation stopped before every run was done; the table covers the runs it finished.
               {evaluation.error && (

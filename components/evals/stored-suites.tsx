@@ -2,7 +2,8 @@
 
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { suiteFileName, type SuiteList, type SuiteSummary } from '@/lib/eval-case';
+import { EvalStarted } from '@/lib/api';
+import { suiteFileName, SuiteList, type SuiteSummary } from '@/lib/eval-case';
 import { fetchJson } from '../fetch-json';
 import { formatTimestamp, isoOf } from '../format';
 import { TableColumns, type Column } from '../ui/table-columns';
@@ -13,7 +14,7 @@ import { TableColumns, type Column } from '../ui/table-columns';
  * configured model after the offline baseline), or exported as a suite file.
  */
 export function StoredSuites({ initial, model }: { initial: SuiteList; model: string }) {
-  const query = useQuery({ queryKey: ['suites'], queryFn: () => fetchJson<SuiteList>('/api/suites'), initialData: initial });
+  const query = useQuery({ queryKey: ['suites'], queryFn: () => fetchJson('/api/suites', SuiteList), initialData: initial });
   const suites = query.data.suites;
   return (
     <section aria-labelledby="suites-title" className="min-w-0 rounded-md border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
@@ -44,7 +45,7 @@ export function StoredSuites({ initial, model }: { initial: SuiteList; model: st
 function SuiteRow({ suite }: { suite: SuiteSummary }) {
   const router = useRouter();
   const run = useMutation({
-    mutationFn: () => fetchJson<{ id: string }>('/api/evals', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ suite: suite.name }) }),
+    mutationFn: () => fetchJson('/api/evals', EvalStarted, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ suite: suite.name }) }),
     onSuccess: ({ id }) => router.push(`/evals/${encodeURIComponent(id)}`),
   });
   return (

@@ -2,8 +2,8 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { fetchJson } from '../fetch-json';
-import type { EvalList } from '@/lib/api';
-import type { EvalDetail } from '@/lib/eval';
+import { EvalList } from '@/lib/api';
+import { EvalDetail } from '@/lib/eval';
 
 /** A running evaluation (the CLI appends items as runs finish) is polled quickly; a finished one is left alone. */
 const LIVE_MS = 2_000;
@@ -12,7 +12,7 @@ const LIVE_MS = 2_000;
 export function useEvalList(initial: EvalList) {
   return useQuery({
     queryKey: ['evals'],
-    queryFn: () => fetchJson<EvalList>('/api/evals'),
+    queryFn: () => fetchJson('/api/evals', EvalList),
     initialData: initial,
     refetchInterval: (query) => (query.state.data?.evals.some((e) => e.status === 'running') ? LIVE_MS : 15_000),
   });
@@ -22,7 +22,7 @@ export function useEvalList(initial: EvalList) {
 export function useEvalDetail(initial: EvalDetail) {
   return useQuery({
     queryKey: ['eval', initial.id],
-    queryFn: () => fetchJson<EvalDetail>(`/api/evals/${encodeURIComponent(initial.id)}`),
+    queryFn: () => fetchJson(`/api/evals/${encodeURIComponent(initial.id)}`, EvalDetail),
     initialData: initial,
     refetchInterval: (query) => (query.state.data?.status === 'running' ? LIVE_MS : false),
   });

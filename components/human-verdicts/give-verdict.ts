@@ -1,7 +1,7 @@
 'use client';
 
 import { useCallback, useMemo, useState } from 'react';
-import type { HumanVerdictResponse } from '@/lib/api';
+import { HumanVerdictResponse } from '@/lib/api';
 import type { EventOf } from '@/lib/events';
 import type { HumanVerdict } from '@/lib/human-verdict';
 import { fetchJson } from '../fetch-json';
@@ -27,7 +27,7 @@ export function useGiveVerdict(runId: string, onRecorded: (event: EventOf<'human
       setPending(choice.claim);
       setError(null);
       try {
-        const { event } = await fetchJson<HumanVerdictResponse>(`/api/runs/${encodeURIComponent(runId)}/verdicts`, {
+        const { event } = await fetchJson(`/api/runs/${encodeURIComponent(runId)}/verdicts`, HumanVerdictResponse, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(choice),

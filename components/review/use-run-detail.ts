@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useMemo } from 'react';
-import type { RunDetail } from '@/lib/api';
+import { RunDetail } from '@/lib/api';
 import type { EventOf } from '@/lib/events';
 import { foldRun } from '@/lib/run-state';
 import { fetchJson } from '../fetch-json';
@@ -18,7 +18,7 @@ export function useFinishedRun(runId: string | null) {
   const client = useQueryClient();
   const query = useQuery({
     queryKey: key(runId ?? ''),
-    queryFn: () => fetchJson<RunDetail>(`/api/runs/${encodeURIComponent(runId!)}`),
+    queryFn: () => fetchJson(`/api/runs/${encodeURIComponent(runId!)}`, RunDetail),
     enabled: runId !== null,
     staleTime: 60_000,
     refetchOnWindowFocus: false,

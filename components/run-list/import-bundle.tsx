@@ -3,13 +3,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useId, type ChangeEvent } from 'react';
+import { ImportOutcome } from '@/lib/bundle';
 import { fetchJson } from '../fetch-json';
-
-interface ImportOutcome {
-  id: string;
-  renamed: boolean;
-  message: string;
-}
 
 /**
  * "Import bundle": a file picker whose file goes as it is to
@@ -21,7 +16,7 @@ export function ImportBundle() {
   const queryClient = useQueryClient();
   const upload = useMutation({
     mutationFn: async (file: File) =>
-      fetchJson<ImportOutcome>('/api/runs/import', { method: 'POST', headers: { 'content-type': 'application/json' }, body: await file.text() }),
+      fetchJson('/api/runs/import', ImportOutcome, { method: 'POST', headers: { 'content-type': 'application/json' }, body: await file.text() }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['runs'] }),
   });
 

@@ -1,7 +1,7 @@
 'use client';
 
 import { useInfiniteQuery } from '@tanstack/react-query';
-import type { RunList, RunSummary } from '@/lib/api';
+import { RunList, type RunSummary } from '@/lib/api';
 import { runFilterParams, type RunFilter } from '@/lib/run-filter';
 import { isTerminal } from '@/lib/run-state';
 import { fetchJson } from '../fetch-json';
@@ -24,7 +24,7 @@ export function useRuns(limit: number, filter: RunFilter = {}) {
       const params = new URLSearchParams(filterQuery);
       params.set('limit', String(limit));
       if (pageParam) params.set('before', pageParam);
-      return fetchJson<RunList>(`/api/runs?${params}`);
+      return fetchJson(`/api/runs?${params}`, RunList);
     },
     getNextPageParam: (last) => last.nextCursor,
     refetchInterval: (query) =>

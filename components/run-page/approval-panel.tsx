@@ -9,7 +9,8 @@ import { planOfRound } from '@/lib/fork-point';
 import type { PlanRulesInfo } from '@/lib/plan-judgement';
 import type { RoundView, RunState } from '@/lib/run-state';
 import { Code } from '../ui/panel';
-import { PlanEditor, RejectionItem, TOGGLE, useJudgedPlan } from './plan-editor';
+import { PlanEditor, TOGGLE, useJudgedPlan } from './plan-editor';
+import { RefusalAlert } from './refusal-alert';
 
 /** What the run page gives the approval panel: the rules an edited plan is judged by, and the action that records a decision. */
 export interface ApprovalSettings {
@@ -128,18 +129,7 @@ export function ApprovalPanel({
         </div>
       )}
 
-      {refusal && (
-        <div role="alert" data-testid="approval-refusal" className="rounded border border-red-300 bg-red-50 px-2.5 py-1.5 text-xs text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
-          <Code>{refusal.error.code}</Code> <span className="break-anywhere">{refusal.error.message}</span>
-          {refusal.rejections.length > 0 && (
-            <ul className="mt-1">
-              {refusal.rejections.map((r, i) => (
-                <RejectionItem key={i} rejection={r} prefix="approval" />
-              ))}
-            </ul>
-          )}
-        </div>
-      )}
+      {refusal && <RefusalAlert refusal={refusal} prefix="approval" />}
     </section>
   );
 }

@@ -8,8 +8,8 @@ import type { PlanRulesInfo } from '@/lib/plan-judgement';
 import type { RoundView, RunState } from '@/lib/run-state';
 import { useHealth } from '../start/use-health';
 import { Drawer } from '../ui/drawer';
-import { Code } from '../ui/panel';
-import { PlanEditor, RejectionItem, useJudgedPlan } from './plan-editor';
+import { PlanEditor, useJudgedPlan } from './plan-editor';
+import { RefusalAlert } from './refusal-alert';
 import { useStartFork } from './use-start-fork';
 
 /** What the run page gives the fork editor: the rules plans are judged by, the models to offer, and the action that starts a fork. */
@@ -141,18 +141,7 @@ export function ForkEditor({ runId, view, round, settings, onClose }: { runId: s
           </section>
         )}
 
-        {refusal && (
-          <div role="alert" data-testid="fork-refusal" className="rounded border border-red-300 bg-red-50 px-2.5 py-1.5 text-xs text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
-            <Code>{refusal.error.code}</Code> <span className="break-anywhere">{refusal.error.message}</span>
-            {refusal.rejections.length > 0 && (
-              <ul className="mt-1">
-                {refusal.rejections.map((r, i) => (
-                  <RejectionItem key={i} rejection={r} prefix="fork" />
-                ))}
-              </ul>
-            )}
-          </div>
-        )}
+        {refusal && <RefusalAlert refusal={refusal} prefix="fork" />}
 
         <div className="flex items-center gap-2">
           <button type="button" className="btn btn-primary" disabled={blocked || pending} onClick={start} data-testid="fork-start">

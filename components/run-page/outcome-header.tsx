@@ -4,6 +4,7 @@ import { useMay } from '../identity';
 import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
+import { RunCancelling } from '@/lib/api';
 import { bundleFileName, type RunImport } from '@/lib/bundle';
 import { aggregateCalls, runDurationMs, toResult } from '@/lib/result';
 import { attemptsOf, isTerminal, roundLimit, roundNoun, type RunState } from '@/lib/run-state';
@@ -45,7 +46,7 @@ export function OutcomeHeader({
 
   const [confirming, setConfirming] = useState(false);
   const cancel = useMutation({
-    mutationFn: () => fetchJson<unknown>(`/api/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' }),
+    mutationFn: () => fetchJson(`/api/runs/${encodeURIComponent(runId)}/cancel`, RunCancelling, { method: 'POST' }),
   });
 
   const download = () => {
@@ -198,7 +199,7 @@ export function OutcomeHeader({
         {view.error && (
           <div
             data-testid="run-error"
-            className="mt-3 rounded border border-red-300 bg-red-50 px-2.5 py-2 text-xs text-red-900 dark:border-red-800 dark:bg-red-950/70 dark:text-red-200"
+            className="mt-3 alert py-2"
           >
             <code className="mr-2 font-mono font-semibold">{view.error.code}</code>
             <span className="whitespace-pre-wrap break-anywhere">{view.error.message}</span>

@@ -4,7 +4,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useId, useState, type FormEvent } from 'react';
 import { EvalTask } from '@/lib/eval';
-import { describeIssue, factsToText, linesOf, proposeCase, textToFacts, type SavedCase, type SuiteList } from '@/lib/eval-case';
+import { describeIssue, factsToText, linesOf, proposeCase, textToFacts, SavedCase, SuiteList } from '@/lib/eval-case';
 import type { RunState } from '@/lib/run-state';
 import { fetchJson } from '../fetch-json';
 import { Panel } from '../ui/panel';
@@ -44,10 +44,10 @@ function SaveCaseForm({ runId, view, onClose }: { runId: string; view: RunState;
     refusalOk: proposal.task.refusalOk,
   });
   const [invalid, setInvalid] = useState<string | null>(null);
-  const suites = useQuery({ queryKey: ['suites'], queryFn: () => fetchJson<SuiteList>('/api/suites') });
+  const suites = useQuery({ queryKey: ['suites'], queryFn: () => fetchJson('/api/suites', SuiteList) });
   const save = useMutation({
     mutationFn: (body: unknown) =>
-      fetchJson<SavedCase>(`/api/suites/${encodeURIComponent(draft.suite)}/cases`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      fetchJson(`/api/suites/${encodeURIComponent(draft.suite)}/cases`, SavedCase, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
   });
 
   const submit = (event: FormEvent) => {

@@ -1,7 +1,7 @@
 'use client';
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ReplayBatch, ReplayList, ReplayRequest } from '@/lib/replay';
+import { ReplayBatch, ReplayList, type ReplayRequest } from '@/lib/replay';
 import { fetchJson } from '../fetch-json';
 
 function replaysUrl(runId: string, call: string): string {
@@ -12,7 +12,7 @@ function replaysUrl(runId: string, call: string): string {
 export function useReplays(runId: string, call: string) {
   return useQuery({
     queryKey: ['replays', runId, call],
-    queryFn: () => fetchJson<ReplayList>(replaysUrl(runId, call)),
+    queryFn: () => fetchJson(replaysUrl(runId, call), ReplayList),
     refetchOnWindowFocus: false,
   });
 }
@@ -22,7 +22,7 @@ export function useSendReplay(runId: string, call: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (request: ReplayRequest) =>
-      fetchJson<ReplayBatch>(replaysUrl(runId, call), {
+      fetchJson(replaysUrl(runId, call), ReplayBatch, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(request),

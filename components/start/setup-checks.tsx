@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import type { DoctorCheck, DoctorReport, DoctorVerdict } from '@/lib/doctor';
+import { DoctorReport, type DoctorCheck, type DoctorVerdict } from '@/lib/doctor';
 import { fetchJson } from '../fetch-json';
 
 const VERDICT: Record<DoctorVerdict, { icon: string; word: string; tone: string }> = {
@@ -19,7 +19,7 @@ const VERDICT: Record<DoctorVerdict, { icon: string; word: string; tone: string 
 export function SetupChecksPanel() {
   const { data, error, isFetching, refetch } = useQuery({
     queryKey: ['doctor'],
-    queryFn: () => fetchJson<DoctorReport>('/api/doctor', { method: 'POST' }),
+    queryFn: () => fetchJson('/api/doctor', DoctorReport, { method: 'POST' }),
     enabled: false,
     staleTime: Infinity,
   });

@@ -222,7 +222,7 @@ export function TaskForm({
           id="start-error"
           role="alert"
           data-testid="start-error"
-          className="rounded border border-red-300 bg-red-50 px-2.5 py-2 text-xs text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+          className="alert py-2"
         >
           <p className="break-anywhere" data-testid="start-error-message">
             {error.message}

@@ -1,15 +1,9 @@
 'use client';
 
-import { useQuery } from '@tanstack/react-query';
-import type { Health } from '@/lib/api';
-import { fetchJson } from '../fetch-json';
+import { Health } from '@/lib/api';
+import { useStatusPoll } from './use-status-poll';
 
 /** `GET /api/health`: is Ollama reachable, which models it has. Shared by the health line and the model select. */
 export function useHealth() {
-  return useQuery({
-    queryKey: ['health'],
-    queryFn: () => fetchJson<Health>('/api/health'),
-    refetchInterval: 30_000,
-    staleTime: 10_000,
-  });
+  return useStatusPoll('health', '/api/health', Health);
 }

@@ -1,14 +1,9 @@
 'use client';
 
-import { useQuery } from '@tanstack/react-query';
-import type { McpServersResponse } from '@/lib/api';
-import { fetchJson } from '../fetch-json';
+import { McpServersResponse } from '@/lib/api';
+import { useStatusPoll } from './use-status-poll';
 
+/** `GET /api/mcp`: the MCP servers and their tools, for the start page's list. */
 export function useMcpServers() {
-  return useQuery({
-    queryKey: ['mcp-servers'],
-    queryFn: () => fetchJson<McpServersResponse>('/api/mcp'),
-    refetchInterval: 30_000,
-    staleTime: 10_000,
-  });
+  return useStatusPoll('mcp-servers', '/api/mcp', McpServersResponse);
 }

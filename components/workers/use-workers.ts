@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { fetchJson } from '../fetch-json';
-import type { WorkersResponse } from '@/lib/worker';
+import { WorkersResponse } from '@/lib/worker';
 
 /** Heartbeats come every 2 s by default: the page follows them at that pace. */
 const REFRESH_MS = 2_000;
@@ -11,7 +11,7 @@ const REFRESH_MS = 2_000;
 export function useWorkers(initial: WorkersResponse) {
   return useQuery({
     queryKey: ['workers'],
-    queryFn: () => fetchJson<WorkersResponse>('/api/workers'),
+    queryFn: () => fetchJson('/api/workers', WorkersResponse),
     initialData: initial,
     refetchInterval: REFRESH_MS,
   });

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import { ExitCode } from '../../lib/codes';
 import type { Config } from '../config';
-import { isRequestError } from '../errors';
 import { exportRun } from '../run-bundles/export';
 import { BundleCheckPool } from '../run-bundles/check-pool';
 import { bundleTooLarge, importBundle } from '../run-bundles/import';
 import { openStores } from '../store/stores';
+import { refusalPrinted } from './refusal';
 import { printable, printableJson } from './terminal-text';
 import { PlanscopeError } from '../errors';
 
@@ -18,22 +18,20 @@ export async function bundleCommand(command: 'export' | 'import', argument: stri
   const stores = openStores(config);
   const checks = new BundleCheckPool(config.appRoot, config.bundleChecks);
   try {
-    await stores.ready;
-    if (command === 'export') {
-      process.stdout.write(`${printableJson(await exportRun(stores, config, argument))}\n`);
+    return await refusalPrinted(async () => {
+      await stores.ready;
+      if (command === 'export') {
+        process.stdout.write(`${printableJson(await exportRun(stores, config, argument))}\n`);
+        return ExitCode.completed;
+      }
+      const size = fileSize(argument);
+      if (size > config.maxBundleBytes) throw bundleTooLarge(config.maxBundleBytes);
+      const outcome = await importBundle(stores.runs, checks, fs.readFileSync(argument, 'utf8'), config.person);
+      process.stderr.write(`${printable(outcome.message)}\n`);
+      // The id is the bundle's own, as its author wrote it.
+      process.stdout.write(`${printable(outcome.id)}\n`);
       return ExitCode.completed;
-    }
-    const size = fileSize(argument);
-    if (size > config.maxBundleBytes) throw bundleTooLarge(config.maxBundleBytes);
-    const outcome = await importBundle(stores.runs, checks, fs.readFileSync(argument, 'utf8'), config.person);
-    process.stderr.write(`${printable(outcome.message)}\n`);
-    // The id is the bundle's own, as its author wrote it.
-    process.stdout.write(`${printable(outcome.id)}\n`);
-    return ExitCode.completed;
-  } catch (error) {
-    if (!isRequestError(error)) throw error;
-    process.stderr.write(`planscope: ${error.code}: ${printable(error.message)}\n`);
-    return ExitCode.failed;
+    });
   } finally {
     await checks.close();
     await stores.close();

@@ -3,9 +3,9 @@ import { ExitCode } from '../../lib/codes';
 import { Person } from '../../lib/person';
 import { Role } from '../../lib/roles';
 import type { Config } from '../config';
-import { isRequestError } from '../errors';
 import { openStores } from '../store/stores';
 import type { NamedToken } from '../store/token-store';
+import { printRefusal, refusalPrinted } from './refusal';
 import { printable, printableJson } from './terminal-text';
 
 export const TOKEN_USAGE = [
@@ -28,37 +28,32 @@ export async function tokenCommand(args: string[], config: Config, fail: (reason
   if (action !== 'create' && (values.name !== undefined || values.role !== undefined)) fail('--name and --role are for token create');
   const stores = openStores(config);
   try {
-    await stores.ready;
-    if (action === 'create') {
-      const name = Person.safeParse(values.name?.trim());
-      if (!name.success) fail(`--name: a name of 1 to ${Person.maxLength} characters is needed`);
-      const role = Role.safeParse(values.role);
-      if (!role.success) fail(`--role: one of ${Role.options.join(', ')}`);
-      const { token, secret } = await stores.tokens.create(name.data, role.data);
-      if (values.json) process.stdout.write(`${printableJson({ ...token, token: secret })}\n`);
-      else {
-        process.stderr.write(`${printable(`Token ${token.id} for ${token.name} (${token.role}). It is shown this once; the store keeps only its hash:`)}\n`);
-        process.stdout.write(`${secret}\n`);
+    return await refusalPrinted(async () => {
+      await stores.ready;
+      if (action === 'create') {
+        const name = Person.safeParse(values.name?.trim());
+        if (!name.success) fail(`--name: a name of 1 to ${Person.maxLength} characters is needed`);
+        const role = Role.safeParse(values.role);
+        if (!role.success) fail(`--role: one of ${Role.options.join(', ')}`);
+        const { token, secret } = await stores.tokens.create(name.data, role.data);
+        if (values.json) process.stdout.write(`${printableJson({ ...token, token: secret })}\n`);
+        else {
+          process.stderr.write(`${printable(`Token ${token.id} for ${token.name} (${token.role}). It is shown this once; the store keeps only its hash:`)}\n`);
+          process.stdout.write(`${secret}\n`);
+        }
+        return ExitCode.completed;
       }
+      if (action === 'list') {
+        const tokens = await stores.tokens.list();
+        process.stdout.write(values.json ? `${printableJson(tokens)}\n` : `${printable(tokenTable(tokens))}\n`);
+        return ExitCode.completed;
+      }
+      if (!subject) fail('missing token name or id');
+      const revoked = await stores.tokens.revoke(subject);
+      if (!revoked) return printRefusal('token_not_found', `No token has the name or id ${subject}; \`token list\` shows them.`);
+      process.stderr.write(`${printable(`Revoked ${revoked.id} (${revoked.name}, ${revoked.role}): it is refused from the next request on.`)}\n`);
       return ExitCode.completed;
-    }
-    if (action === 'list') {
-      const tokens = await stores.tokens.list();
-      process.stdout.write(values.json ? `${printableJson(tokens)}\n` : `${printable(tokenTable(tokens))}\n`);
-      return ExitCode.completed;
-    }
-    if (!subject) fail('missing token name or id');
-    const revoked = await stores.tokens.revoke(subject);
-    if (!revoked) {
-      process.stderr.write(`planscope: token_not_found: ${printable(`No token has the name or id ${subject}; \`token list\` shows them.`)}\n`);
-      return ExitCode.failed;
-    }
-    process.stderr.write(`${printable(`Revoked ${revoked.id} (${revoked.name}, ${revoked.role}): it is refused from the next request on.`)}\n`);
-    return ExitCode.completed;
-  } catch (error) {
-    if (!isRequestError(error)) throw error;
-    process.stderr.write(`planscope: ${error.code}: ${printable(error.message)}\n`);
-    return ExitCode.failed;
+    });
   } finally {
     await stores.close();
   }

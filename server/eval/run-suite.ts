@@ -6,6 +6,7 @@ import { EvalSuite, scoreRun, type EvalItem, type EvalSettings } from '../../lib
 import type { Strategy } from '../../lib/events';
 import { toResult } from '../../lib/result';
 import type { RunState } from '../../lib/run-state';
+import { firstIssue } from '../../lib/structured';
 import { OFFLINE_MODEL, type Config } from '../config';
 import { isRequestError } from '../errors';
 import type { RunRegistry } from '../runs/registry';
@@ -25,10 +26,7 @@ export function loadSuite(file: string): { suite: EvalSuite; workspace: string }
     throw new SuiteError(`Cannot read the suite ${file}: ${(error as Error).message}`);
   }
   const parsed = EvalSuite.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new SuiteError(`The suite ${file} is invalid: ${issue?.path.join('.')}: ${issue?.message}`);
-  }
+  if (!parsed.success) throw new SuiteError(`The suite ${file} is invalid: ${firstIssue(parsed.error, '(root)')}`);
   return { suite: parsed.data, workspace: path.resolve(path.dirname(file), parsed.data.workspace) };
 }
 

@@ -1,6 +1,6 @@
-import { describeIssue, SaveCaseRequest, SuiteName, withCase, type SavedCase } from '../../lib/eval-case';
+import { SaveCaseRequest, SuiteName, withCase, type SavedCase } from '../../lib/eval-case';
 import type { Config } from '../config';
-import { RequestError } from '../errors';
+import { parseOrRefuse, RequestError } from '../errors';
 import type { RunStore } from '../store/run-store';
 import type { SuiteStore } from '../store/suite-store';
 
@@ -17,11 +17,8 @@ export async function saveCase(
   name: string,
   input: unknown,
 ): Promise<SavedCase> {
-  const suiteName = SuiteName.safeParse(name);
-  if (!suiteName.success) throw new RequestError('suite_invalid', `suite name: ${suiteName.error.issues[0]?.message ?? 'invalid'}`);
-  const request = SaveCaseRequest.safeParse(input);
-  if (!request.success) throw new RequestError('suite_invalid', describeIssue(request.error));
-  const { runId, description, case: task } = request.data;
+  parseOrRefuse(SuiteName, name, 'suite name', 'suite_invalid');
+  const { runId, description, case: task } = parseOrRefuse(SaveCaseRequest, input, 'case', 'suite_invalid');
   const run = await stores.runs.getRun(runId);
   if (!run) throw new RequestError('run_not_found', `There is no run ${runId}.`);
   const workspace = run.importedFrom === null ? run.workspace : config.workspace;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ImportOutcome } from '../../lib/bundle';
 import type { RunRow } from '../../lib/run-row';
 import { RequestError } from '../errors';
 import { newRunId } from '../runs/run-id';
@@ -6,20 +7,6 @@ import { thisProcess } from '../store/owner';
 import type { RunStore } from '../store/run-store';
 import type { CheckedBundle } from './check';
 import type { BundleCheckPool } from './check-pool';
-
-/** What an import did: the id the run is stored under, and the one it had where it was exported. */
-export interface ImportOutcome {
-  id: string;
-  /** The bundle's id for the run: its claim, kept as such. */
-  originalId: string;
-  /** The original id was taken here, or is not one this planscope takes, so the run was stored under a new one. */
-  renamed: boolean;
-  /** Where the bundle says it came from. */
-  from: string;
-  /** Who imported it: the request's token name, or `local`. */
-  by: string;
-  message: string;
-}
 
 /** The refusal of a bundle larger than `maxBytes` (PLANSCOPE_MAX_BUNDLE_BYTES), made before it is read further. */
 export function bundleTooLarge(maxBytes: number): RequestError {

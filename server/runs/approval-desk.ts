@@ -13,7 +13,7 @@ import { parseOrRefuse, RequestError } from '../errors';
 import { heldHere, holdHere, ownerAlive, releaseHere, type KnownOwner } from '../store/owner';
 import { ownerOfRun } from '../store/run-columns';
 import type { RunStore } from '../store/run-store';
-import { beginningOf, type RunBeginning } from './beginning';
+import { runStartFromLog, type RunStartInput } from './run-start-from-log';
 import type { BridgePool } from './bridge-pool';
 import { adoptionOf, type RunBus } from './bus';
 import type { DecisionWait, GoingOn, HeldWhileWaiting, LiveRun, NewRecorder } from './live-run';
@@ -91,7 +91,7 @@ export class ApprovalDesk implements DecisionWait {
     if (row.status !== 'awaiting_approval') throw notWaiting(`is ${row.status}`);
     // With the run queue, a waiting run is parked, held by no process (claiming it settles a race between two deciders).
     if (!queued && ownerAlive(ownerOfRun(row), heldHere('run', id))) throw notWaiting('waits in another process, which takes the decision');
-    const { view, created, begin: stored } = await beginningOf(await store.events(id), (name) => store.getArtifact(id, name));
+    const { view, created, startInput: stored } = await runStartFromLog(await store.events(id), (name) => store.getArtifact(id, name));
     const pending = pendingApproval(view);
     if (!pending || !view.limits) throw notWaiting(`is ${view.status}`);
     checkRequest(id, pending, body);
@@ -114,12 +114,12 @@ export class ApprovalDesk implements DecisionWait {
       return decision;
     }
     const plan = { ...(pending.goal === null ? {} : { goal: pending.goal }), steps: pending.steps };
-    const begin: RunBeginning = {
+    const startInput: RunStartInput = {
       work: stored.work,
       used: stored.used,
       start: { stage: 'decided', round: pending.round, decided: approvedPlanOf(decision, plan), lessons: lessonsOf(view) },
     };
-    this.parts.goOnHere(recorder, controller, { view, created, begin, pinned: pinnedOf(created, this.parts.workspacePolicy) });
+    this.parts.goOnHere(recorder, controller, { view, created, startInput, pinned: pinnedOf(created, this.parts.workspacePolicy) });
     await recorder.flushed();
     return decision;
   }

@@ -11,7 +11,7 @@ import type { Model } from '../llm/types';
 import { workspaceChange } from '../mcp/workspace-identity';
 import { releaseHere } from '../store/owner';
 import type { RunStore } from '../store/run-store';
-import type { RunBeginning } from './beginning';
+import type { RunStartInput } from './run-start-from-log';
 import type { BridgeLease, BridgePool } from './bridge-pool';
 import { LentBridge } from './lent-bridge';
 import type { DecisionWait, LiveRun } from './live-run';
@@ -33,7 +33,7 @@ export interface ExecutionPlan {
   limits: RunLimits;
   strategy: Strategy;
   profile: PlanProfile;
-  begin: RunBeginning;
+  startInput: RunStartInput;
   /** Whether each accepted plan waits for a person's decision. */
   approval: boolean;
 }
@@ -56,11 +56,11 @@ export interface ExecutionParts {
 export class RunExecution {
   constructor(private readonly parts: ExecutionParts) {}
 
-  async execute({ live, model, workspace, limits, strategy, profile, begin, approval }: ExecutionPlan): Promise<void> {
+  async execute({ live, model, workspace, limits, strategy, profile, startInput, approval }: ExecutionPlan): Promise<void> {
     const { config } = this.parts;
     const { recorder } = live;
     // What it used before (in another process, or before a wait it was parked for) is not given again.
-    const timer = new PausableTimer(Math.max(0, limits.runTimeoutMs - begin.used.runMs), () => {
+    const timer = new PausableTimer(Math.max(0, limits.runTimeoutMs - startInput.used.runMs), () => {
       live.stopReason ??= 'timeout';
       live.controller.abort();
     });
@@ -86,9 +86,9 @@ export class RunExecution {
           limits,
           planLimits: { ...DEFAULT_PLAN_LIMITS, maxSteps: limits.maxSteps },
           recorder,
-          budget: toolBudget(limits.toolBudget, begin.used.toolCalls),
-          work: begin.work,
-          ...(begin.start && { start: begin.start }),
+          budget: toolBudget(limits.toolBudget, startInput.used.toolCalls),
+          work: startInput.work,
+          ...(startInput.start && { start: startInput.start }),
           signal: live.controller.signal,
           abortReason: () => live.stopReason ?? 'cancelled',
           approvals: approval ? { wait: (pending) => this.parts.decisions.wait(live, pending, { timer, bridge: lent, workspace }) } : null,

@@ -1,4 +1,4 @@
-import { RunEvent, type EventOf, type ForkedFrom, type PlanProfile, type RunBegin, type RunLimits, type Strategy } from '../../lib/events';
+import { RunEvent, type EventOf, type ForkedFrom, type PlanProfile, type RecordedRunStart, type RunLimits, type Strategy } from '../../lib/events';
 import { DEFAULT_PLAN_LIMITS } from '../../lib/plan';
 import { rulesOf, type PlanRulesInfo } from '../../lib/plan-judgement';
 import { RunRequest, type ForkRequest } from '../../lib/run-request';
@@ -15,7 +15,7 @@ import { resolveModel } from '../llm/resolve';
 import type { Model } from '../llm/types';
 import { holdHere, releaseHere, type KnownOwner } from '../store/owner';
 import type { RunStore } from '../store/run-store';
-import type { RunBeginning } from './beginning';
+import type { RunStartInput } from './run-start-from-log';
 import type { RunTools } from './execution';
 import { prepareFork } from './fork';
 import type { NewRecorder } from './live-run';
@@ -48,7 +48,7 @@ interface RunSetup {
   /** The work a fork starts with, recorded as `work_carried`. */
   carried?: EventOf<'work_carried'> extends infer E ? Omit<E, 'seq' | 'at' | 'type'> : never;
   /** What it begins with; it has used nothing yet (a fork's usage is its own, from its own log). */
-  begin: Omit<RunBeginning, 'used'>;
+  startInput: Omit<RunStartInput, 'used'>;
 }
 
 /** A run's request judged and the run stored, new or a fork, ready for any process to run; and the rules plans are judged by. */
@@ -65,7 +65,7 @@ export class RunIntake {
     const { config, store, hosts } = this.parts;
     const request = this.parseRequest(input);
     const setup = request.fork ? await this.forkSetup(request, request.fork) : this.newRunSetup(request);
-    const { task, pinned, strategy, profile, begin } = setup;
+    const { task, pinned, strategy, profile, startInput } = setup;
     const approval = request.approval ?? null;
     if (approval && strategy !== 'plan-execute') {
       throw new RequestError('invalid_request', 'approval: only a plan-execute run has plans to approve.');
@@ -112,11 +112,11 @@ export class RunIntake {
       ...(approval && { approval }),
       ...(traceparent !== undefined && { traceparent }),
       ...(setup.forkedFrom && { forkedFrom: setup.forkedFrom }),
-      ...(begin.start && { begin: recordedBegin(begin.start) }),
+      ...(startInput.start && { begin: recordedStart(startInput.start) }),
     }));
     if (setup.carried) {
       // The fork keeps its own copy of each observation it starts with: its log and artifacts stand alone.
-      for (const o of begin.work.observations.values()) recorder.artifact(o.meta.artifact, o.text);
+      for (const o of startInput.work.observations.values()) recorder.artifact(o.meta.artifact, o.text);
       log.push(recorder.emit({ type: 'work_carried', ...setup.carried }));
     }
     // With a store that commits later, the id is handed out once the run's first events are stored, as with one that commits at once.
@@ -174,7 +174,7 @@ export class RunIntake {
       strategy: request.strategy ?? 'plan-execute',
       profile,
       limits: runLimits(config, { profile, maxRounds: request.maxRounds }),
-      begin: { work: completedWork() },
+      startInput: { work: completedWork() },
     };
   }
 
@@ -195,13 +195,13 @@ export class RunIntake {
       limits: runLimits(config, { profile: setup.profile, maxRounds: setup.maxRounds }),
       forkedFrom: setup.forkedFrom,
       carried: setup.carried,
-      begin: { work: setup.work, start: setup.start },
+      startInput: { work: setup.work, start: setup.start },
     };
   }
 }
 
 /** Where a fork begins, as `run_created` records it. */
-function recordedBegin(start: RunStart): RunBegin {
+function recordedStart(start: RunStart): RecordedRunStart {
   switch (start.stage) {
     case 'plan':
       return { stage: 'plan', round: start.round, plan: start.plan, lessons: start.lessons };

@@ -1,7 +1,7 @@
 import type { EventOf } from '../../lib/events';
 import type { ApprovalDecisionView, RunState } from '../../lib/run-state';
 import type { ApprovalWait } from '../engine/ports';
-import type { RunBeginning } from './beginning';
+import type { RunStartInput } from './run-start-from-log';
 import type { LentBridge } from './lent-bridge';
 import type { PausableTimer } from './pausable-timer';
 import type { RunRecorder } from './recorder';
@@ -50,7 +50,7 @@ export interface DecisionWait {
 export interface GoingOn {
   view: RunState;
   created: EventOf<'run_created'>;
-  begin: RunBeginning;
+  startInput: RunStartInput;
   pinned: PinnedWorkspace;
 }
 

@@ -3,7 +3,7 @@ import { workspaceChange } from '../mcp/workspace-identity';
 import { heldHere, ownerAlive, type Owner } from '../store/owner';
 import { ownerOfRun } from '../store/run-columns';
 import type { RunStore } from '../store/run-store';
-import type { ResumePoint } from './beginning';
+import type { ResumeRecord } from './run-start-from-log';
 import type { NewRecorder } from './live-run';
 import type { QueuedRuns } from './queued';
 import type { RunRecorder } from './recorder';
@@ -69,7 +69,7 @@ export async function recoverInterrupted({ store, queued, isLive, newRecorder, w
  * posted with, or with nothing to resume, the run ends `interrupted` with
  * the reason instead (false, once that is stored). A first attempt goes on.
  */
-export async function takenOver(recorder: RunRecorder, view: RunState, resume: ResumePoint, attempts: Attempts, pinned: PinnedWorkspace): Promise<boolean> {
+export async function takenOver(recorder: RunRecorder, view: RunState, resume: ResumeRecord, attempts: Attempts, pinned: PinnedWorkspace): Promise<boolean> {
   const { attempt, maxAttempts } = attempts;
   if (attempt < 2) return true;
   const stopped = attempt > maxAttempts ? `it has been run ${attempt - 1} times, the most it is resumed (${maxAttempts} attempts)` : null;

@@ -11,7 +11,7 @@ import { inRunTrace } from '../telemetry/trace-context';
 import { holdHere, releaseHere, runtimeOwner, type KnownOwner } from '../store/owner';
 import type { RunStore } from '../store/run-store';
 import { ApprovalDesk } from './approval-desk';
-import { beginningOf } from './beginning';
+import { runStartFromLog } from './run-start-from-log';
 import type { BridgePool } from './bridge-pool';
 import type { RunBus } from './bus';
 import { RunExecution, type RunTools } from './execution';
@@ -110,7 +110,7 @@ export class RunRegistry {
   }
 
   /**
-   * Runs a stored run in this process, from its own log (`beginningOf`):
+   * Runs a stored run in this process, from its own log (`runStartFromLog`):
    * its completed work reused, from where it had got to. `from` is the
    * owner the run is taken over from (its process died): the run is claimed
    * from it first, and one that is not its owner's any more is refused
@@ -140,7 +140,7 @@ export class RunRegistry {
     try {
       const events = log ?? (await this.store.events(id));
       if (events.length === 0) throw new RequestError('run_not_found', `There is no run ${id}.`);
-      const { view, created, begin, resume } = await beginningOf(events, (name) => this.store.getArtifact(id, name));
+      const { view, created, startInput, resume } = await runStartFromLog(events, (name) => this.store.getArtifact(id, name));
       const controller = new AbortController();
       const recorder = this.newRecorder(id, view, controller);
       if (!resume) {
@@ -156,7 +156,7 @@ export class RunRegistry {
         releaseHere('run', id);
         return { id };
       }
-      this.goOnHere(recorder, controller, { view, created, begin, pinned }, ready);
+      this.goOnHere(recorder, controller, { view, created, startInput, pinned }, ready);
       // A store that failed to commit has stopped the run already; its first events were stored when it was created.
       await recorder.flushed().catch(() => undefined);
       return { id };
@@ -167,7 +167,7 @@ export class RunRegistry {
   }
 
   /** A stored run goes on here from its beginning: live, queued for a slot, then executed at the host chosen as it starts. */
-  private goOnHere(recorder: RunRecorder, controller: AbortController, { view, created, begin, pinned }: GoingOn, ready: Model | null): void {
+  private goOnHere(recorder: RunRecorder, controller: AbortController, { view, created, startInput, pinned }: GoingOn, ready: Model | null): void {
     const id = recorder.runId;
     const limits = view.limits ?? created.limits;
     let settle!: (view: RunState) => void;
@@ -176,7 +176,7 @@ export class RunRegistry {
     this.live.set(id, live);
     const run = async () => {
       const { model, release } = await this.hosts.modelOnHost(view.model, ready);
-      const plan = { live, model, workspace: pinned, limits, strategy: view.strategy, profile: view.profile, begin, approval: view.approval !== null };
+      const plan = { live, model, workspace: pinned, limits, strategy: view.strategy, profile: view.profile, startInput, approval: view.approval !== null };
       try {
         // Every call the run makes (to Ollama, to MCP servers) carries its trace from here on.
         await inRunTrace(created.traceparent, () => this.execution.execute(plan));

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CallOptions } from '../../lib/events';
-import type { ChatMessage } from '../../lib/replay';
+import { ReplayBatch, ReplayList, type ChatMessage } from '../../lib/replay';
 import type { RunBundle } from '../../lib/bundle';
 import { toResult } from '../../lib/result';
 import { foldRun } from '../../lib/run-state';
@@ -75,6 +75,11 @@ describe('replaying a recorded LLM call', () => {
 
     const listed = await h.runtime.replayer.list(run.id, 'planner#1');
     expect(listed.replays).toEqual([replay]);
+    // As the API sends them and the replay panel reads them back.
+    for (const [schema, body] of [[ReplayList, listed], [ReplayBatch, batch]] as const) {
+      const sent = JSON.parse(JSON.stringify(body)) as unknown;
+      expect(schema.parse(sent)).toEqual(sent);
+    }
     expect(listed.original.judgement).toMatchObject({ kind: 'plan', validated: true, rejections: [], proposed: [{ path: 'src/config.ts' }] });
     expect(listed.original.reply?.content).toBe(plan('src/config.ts'));
     expect(await stored(h, run.id)).toEqual(before);

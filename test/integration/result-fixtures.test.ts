@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { RunDetail } from '../../lib/api';
 import { RunEvent } from '../../lib/events';
 import { RunResult, toResult } from '../../lib/result';
 import { foldRun } from '../../lib/run-state';
@@ -10,7 +11,8 @@ import { foldRun } from '../../lib/run-state';
  * Every recorded run under test/fixtures/runs/ (logs written by earlier
  * versions of planscope, see the README there) parses as events, folds, and
  * yields a Result that the strict `RunResult` schema takes back key for key,
- * also after a trip through JSON as the CLI's `--json` and the API send it.
+ * also after a trip through JSON as the CLI's `--json` and the API send it
+ * (the API's `RunDetail`, the Result with its events, as well).
  */
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/runs');
@@ -19,9 +21,12 @@ const files = fs
   .filter((f) => f.endsWith('.json'))
   .sort();
 
+function eventsOf(file: string): RunEvent[] {
+  return z.array(RunEvent).parse(JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8')));
+}
+
 function resultOf(file: string): RunResult {
-  const events = z.array(RunEvent).parse(JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8')));
-  return toResult(path.basename(file, '.json'), foldRun(events));
+  return toResult(path.basename(file, '.json'), foldRun(eventsOf(file)));
 }
 
 describe('recorded runs round-trip through the Result schema', () => {
@@ -37,6 +42,9 @@ describe('recorded runs round-trip through the Result schema', () => {
     expect(RunResult.parse(sent)).toEqual(sent);
     expect(result.llmCalls).toHaveLength(result.llm.calls);
     expect(result.plans.every((p) => p.ended !== null)).toBe(true);
+    // What `GET /api/runs/:id` sends, as the browser's fetch reads it back.
+    const detail = JSON.parse(JSON.stringify({ ...result, events: eventsOf(file) })) as unknown;
+    expect(RunDetail.parse(detail)).toEqual(detail);
   });
 
   it('tells why a run that met a symlink out of the workspace re-planned, in runs recorded before and after profiles existed', () => {

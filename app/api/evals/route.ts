@@ -1,8 +1,8 @@
-import type { EvalList } from '@/lib/api';
-import { describeIssue, RunSuiteRequest } from '@/lib/eval-case';
+import type { EvalList, EvalStarted } from '@/lib/api';
+import { RunSuiteRequest } from '@/lib/eval-case';
 import { evalModels, startSuite, STORED_SUITE_PREFIX, SuiteError } from '@/server/eval/run-suite';
 import { handle, readJsonBody } from '@/server/http/respond';
-import { RequestError } from '@/server/errors';
+import { parseOrRefuse, RequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
 import { evalSummaries } from '@/server/queries';
 
@@ -22,10 +22,8 @@ export function GET(request: Request): Promise<Response> {
 /** Runs a stored suite in the background, as `npm run eval -- --suite <name>` does; 202 with the evaluation's id. */
 export function POST(request: Request): Promise<Response> {
   return handle(async () => {
-    const parsed = RunSuiteRequest.safeParse(await readJsonBody(request, 4096));
-    if (!parsed.success) throw new RequestError('invalid_request', describeIssue(parsed.error));
+    const { suite } = parseOrRefuse(RunSuiteRequest, await readJsonBody(request, 4096), 'request');
     const runtime = getRuntime();
-    const { suite } = parsed.data;
     if (!(await runtime.suites.get(suite))) throw new RequestError('suite_not_found', `There is no stored suite ${suite}.`);
     let started;
     try {
@@ -36,6 +34,7 @@ export function POST(request: Request): Promise<Response> {
     }
     // Its failure is stored with the evaluation (the page shows it); logged here as well.
     started.done.catch((error: unknown) => console.error(`planscope: evaluation ${started.id} failed`, error));
-    return Response.json({ id: started.id }, { status: 202, headers: { Location: `/api/evals/${started.id}` } });
+    const body: EvalStarted = { id: started.id };
+    return Response.json(body, { status: 202, headers: { Location: `/api/evals/${started.id}` } });
   });
 }

@@ -1,4 +1,4 @@
-import { toRunSummary, type RunList } from '@/lib/api';
+import { toRunSummary, type RunCreated, type RunList } from '@/lib/api';
 import { parseRunFilter } from '@/lib/run-filter';
 import { handle, readJsonBody } from '@/server/http/respond';
 import { RequestError } from '@/server/errors';
@@ -32,7 +32,8 @@ export function POST(request: Request): Promise<Response> {
   return handle(async () => {
     const body = await readJsonBody(request, MAX_BODY_BYTES);
     const { id } = await getRuntime().registry.start(body);
-    return Response.json({ id }, { status: 201, headers: { Location: `/api/runs/${id}` } });
+    const created: RunCreated = { id };
+    return Response.json(created, { status: 201, headers: { Location: `/api/runs/${id}` } });
   });
 }
 

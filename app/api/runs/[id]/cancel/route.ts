@@ -1,3 +1,4 @@
+import type { RunCancelling } from '@/lib/api';
 import { handle } from '@/server/http/respond';
 import { RequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
@@ -15,6 +16,7 @@ export function POST(_request: Request, { params }: { params: Promise<{ id: stri
     if (!(await registry.cancelElsewhere(id))) {
       throw new RequestError('not_running', `Run ${id} is ${row.status}; only a queued, running or waiting run can be cancelled.`);
     }
-    return Response.json({ id, cancelling: true }, { status: 202 });
+    const body: RunCancelling = { id, cancelling: true };
+    return Response.json(body, { status: 202 });
   });
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EventOf, ResumeRestart, RunBegin, RunEvent } from '../../lib/events';
+import type { EventOf, ResumeRestart, RecordedRunStart, RunEvent } from '../../lib/events';
 import { foldRun, isTerminal, type RoundView, type RunState } from '../../lib/run-state';
 import { usageOf, type RunUsage } from '../../lib/run-usage';
 import { approvedPlanOf } from '../engine/approval';
@@ -9,14 +9,14 @@ import { lessonsOf, workOf } from '../engine/start-point';
 import type { RoundLesson } from '../llm/stage-input';
 
 /** What a run starts with: its completed work, what it has used of its limits, and where it begins when not at round 1. */
-export interface RunBeginning {
+export interface RunStartInput {
   work: CompletedWork;
   used: RunUsage;
   start?: RunStart;
 }
 
 /** How a run taken over after its process died goes on, as `run_resumed` records it (less the attempt). */
-export interface ResumePoint {
+export interface ResumeRecord {
   round: number | null;
   restart: ResumeRestart;
   reason: string;
@@ -25,12 +25,13 @@ export interface ResumePoint {
 /** A stored artifact as the store gives it back: its text and the hash it was stored with. */
 export type StoredArtifact = (name: string) => Promise<{ content: string; sha256: string } | null>;
 
-export interface Beginning {
+/** A stored run as its log says it starts: its folded state, its `run_created`, what it starts with, and how it resumes. */
+export interface StoredRunStart {
   view: RunState;
   created: EventOf<'run_created'>;
-  begin: RunBeginning;
+  startInput: RunStartInput;
   /** Null when the run is not in flight: it has ended, or it waits for a person's decision (which continues it). */
-  resume: ResumePoint | null;
+  resume: ResumeRecord | null;
 }
 
 /**
@@ -43,7 +44,7 @@ export interface Beginning {
  * is planned again; once gathering was over, the answer is written again.
  * A fork begins where its `run_created` says, without its parent.
  */
-export async function beginningOf(events: readonly RunEvent[], artifact: StoredArtifact): Promise<Beginning> {
+export async function runStartFromLog(events: readonly RunEvent[], artifact: StoredArtifact): Promise<StoredRunStart> {
   const created = events[0];
   if (created?.type !== 'run_created') throw new Error('a run log begins with run_created');
   const view = foldRun(events);
@@ -58,31 +59,31 @@ export async function beginningOf(events: readonly RunEvent[], artifact: StoredA
   });
   // Carried across processes and resumes: a run goes on with what is left of its tool budget and time.
   const used = usageOf(events);
-  if (isTerminal(view.status) || view.status === 'awaiting_approval') return { view, created, begin: { work, used }, resume: null };
+  if (isTerminal(view.status) || view.status === 'awaiting_approval') return { view, created, startInput: { work, used }, resume: null };
   if (damaged.length > 0) {
     const reason = `its stored observation ${damaged[0]} does not match the hash it was stored with, so its completed work cannot be trusted`;
-    return { view, created, begin: { work, used }, resume: { round: null, restart: 'refused', reason } };
+    return { view, created, startInput: { work, used }, resume: { round: null, restart: 'refused', reason } };
   }
-  const { start, ...resume } = resumePoint(view, created.begin);
-  return { view, created, begin: { work, used, ...(start && { start }) }, resume };
+  const { start, ...resume } = resumeOf(view, created.begin);
+  return { view, created, startInput: { work, used, ...(start && { start }) }, resume };
 }
 
 /** Where the run goes on from, and how it says so. */
-function resumePoint(view: RunState, begin: RunBegin | undefined): ResumePoint & { start?: RunStart } {
+function resumeOf(view: RunState, recorded: RecordedRunStart | undefined): ResumeRecord & { start?: RunStart } {
   // A fork is told of its parent's rounds before its own first.
-  const inherited: RoundLesson[] = begin?.stage === 'plan' ? begin.lessons : [];
+  const inherited: RoundLesson[] = recorded?.stage === 'plan' ? recorded.lessons : [];
   const lessonsBefore = (round: number) => [...inherited, ...lessonsOf({ ...view, rounds: view.rounds.filter((r) => r.round < round) })];
   const answer = { round: null, restart: 'answer' as const, start: { stage: 'answer' as const } };
   if (view.llmCalls.some((c) => c.label === 'synthesizer')) return { ...answer, reason: 'it was writing its answer, which is written again' };
   const rounds = view.rounds.filter((r) => !r.interrupted);
   const last = rounds[rounds.length - 1];
   if (!last || view.strategy === 'react') {
-    if (begin?.stage === 'answer') return { ...answer, reason: 'it had not written its answer yet' };
-    const start = begin && { stage: 'plan' as const, round: begin.round, plan: begin.plan, lessons: begin.lessons };
+    if (recorded?.stage === 'answer') return { ...answer, reason: 'it had not written its answer yet' };
+    const start = recorded && { stage: 'plan' as const, round: recorded.round, plan: recorded.plan, lessons: recorded.lessons };
     const reason = view.strategy === 'react' ? 'it starts again, with the work it completed' : 'it had not planned yet';
     return { round: null, restart: 'plan', reason, ...(start && { start }) };
   }
-  const replan = (round: number, reason: string): ResumePoint & { start: RunStart } => ({
+  const replan = (round: number, reason: string): ResumeRecord & { start: RunStart } => ({
     round,
     restart: 'plan',
     reason,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { NewRunEvent, RunEvent } from '../../../lib/events';
-import { beginningOf, type StoredArtifact } from '../../../server/runs/beginning';
+import { runStartFromLog, type StoredArtifact } from '../../../server/runs/run-start-from-log';
 
 const LIMITS = { maxRounds: 3, maxSteps: 4, toolBudget: 16, runTimeoutMs: 1000, callTimeoutMs: 1000, maxFileBytes: 1000, stepConcurrency: 4, maxEvidenceChars: 1000, readAhead: false, synthesisRetries: 0 };
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -33,21 +33,21 @@ const reading: NewRunEvent[] = [
 
 const stored: StoredArtifact = async (name) => (name.startsWith('observation/') ? { content: TEXT, sha256: sha(TEXT) } : null);
 
-describe('where a stored run begins (beginningOf)', () => {
+describe('where a stored run begins (runStartFromLog)', () => {
   it('goes on with the round that was running its plan, its completed read kept as work', async () => {
-    const { begin, resume } = await beginningOf(stamp(reading), stored);
+    const { startInput, resume } = await runStartFromLog(stamp(reading), stored);
     expect(resume).toMatchObject({ round: 1, restart: 'round' });
-    expect(begin.start).toMatchObject({ stage: 'decided', round: 1, decided: { approved: true, plan: { steps } }, lessons: [] });
-    expect(begin.work.observations.get('a.ts')?.text).toBe(TEXT);
-    expect([...begin.work.observations.keys()]).toEqual(['a.ts']);
+    expect(startInput.start).toMatchObject({ stage: 'decided', round: 1, decided: { approved: true, plan: { steps } }, lessons: [] });
+    expect(startInput.work.observations.get('a.ts')?.text).toBe(TEXT);
+    expect([...startInput.work.observations.keys()]).toEqual(['a.ts']);
   });
 
   it('plans a round again when its planner was interrupted, and starts at round 1 when nothing was planned', async () => {
-    expect((await beginningOf(stamp(planned), stored)).resume).toMatchObject({ round: 1, restart: 'plan' });
-    expect((await beginningOf(stamp(planned), stored)).begin.start).toEqual({ stage: 'replan', round: 1, lessons: [] });
-    const fresh = await beginningOf(stamp([created]), stored);
+    expect((await runStartFromLog(stamp(planned), stored)).resume).toMatchObject({ round: 1, restart: 'plan' });
+    expect((await runStartFromLog(stamp(planned), stored)).startInput.start).toEqual({ stage: 'replan', round: 1, lessons: [] });
+    const fresh = await runStartFromLog(stamp([created]), stored);
     expect(fresh.resume).toMatchObject({ round: null, restart: 'plan' });
-    expect(fresh.begin.start).toBeUndefined();
+    expect(fresh.startInput.start).toBeUndefined();
   });
 
   it('plans the next round when the last one had failed steps and asked for another', async () => {
@@ -56,33 +56,33 @@ describe('where a stored run begins (beginningOf)', () => {
       { type: 'step_failed', round: 1, index: 1, path: 'b.ts', durationMs: 1, code: 'not_found', message: 'no b.ts' },
       { type: 'replan_requested', fromRound: 1, reasons: [{ step: 1, path: 'b.ts', code: 'not_found', message: 'no b.ts' }] },
     ]);
-    const { begin, resume } = await beginningOf(failed, stored);
+    const { startInput, resume } = await runStartFromLog(failed, stored);
     expect(resume).toMatchObject({ round: 2, restart: 'plan' });
-    expect(begin.start).toMatchObject({ stage: 'replan', round: 2, lessons: [{ round: 1, failures: [{ path: 'b.ts', code: 'not_found' }] }] });
+    expect(startInput.start).toMatchObject({ stage: 'replan', round: 2, lessons: [{ round: 1, failures: [{ path: 'b.ts', code: 'not_found' }] }] });
   });
 
   it('writes the answer again once gathering was over', async () => {
     const gathered = stamp([...reading, { type: 'step_finished', round: 1, index: 1, path: 'b.ts', durationMs: 1, observation: obs('b.ts'), replacedSha256: null }]);
-    expect((await beginningOf(gathered, stored)).resume).toMatchObject({ round: null, restart: 'answer' });
-    expect((await beginningOf(gathered, stored)).begin.start).toEqual({ stage: 'answer' });
+    expect((await runStartFromLog(gathered, stored)).resume).toMatchObject({ round: null, restart: 'answer' });
+    expect((await runStartFromLog(gathered, stored)).startInput.start).toEqual({ stage: 'answer' });
   });
 
   it('refuses to go on with work whose stored text does not match its hash', async () => {
     const tampered: StoredArtifact = async () => ({ content: 'changed', sha256: sha(TEXT) });
-    expect((await beginningOf(stamp(reading), tampered)).resume).toMatchObject({ restart: 'refused', reason: expect.stringMatching(/observation\/x\/a\.ts/) });
+    expect((await runStartFromLog(stamp(reading), tampered)).resume).toMatchObject({ restart: 'refused', reason: expect.stringMatching(/observation\/x\/a\.ts/) });
   });
 
   it('leaves an ended run, and one waiting for a decision, as they are', async () => {
-    expect((await beginningOf(stamp([...reading, { type: 'run_finished', status: 'cancelled', error: null }]), stored)).resume).toBeNull();
+    expect((await runStartFromLog(stamp([...reading, { type: 'run_finished', status: 'cancelled', error: null }]), stored)).resume).toBeNull();
     const waiting = stamp([...reading.slice(0, 5), { type: 'approval_requested', round: 1, request: 'r1', steps }]);
-    expect((await beginningOf(waiting, stored)).resume).toBeNull();
+    expect((await runStartFromLog(waiting, stored)).resume).toBeNull();
   });
 
   it('begins a fork where its run_created says, told of its parent\'s earlier rounds, without reading the parent', async () => {
     const lessons = [{ round: 1, proposed: steps, rejections: [], failures: [{ step: 1, path: 'b.ts', code: 'not_found' as const, message: 'no b.ts' }] }];
     const fork = stamp([{ ...created, forkedFrom: { run: 'parent', round: 2, stage: 'plan' }, begin: { stage: 'plan', round: 2, plan: { steps }, lessons } } as NewRunEvent]);
-    const { begin, resume } = await beginningOf(fork, stored);
-    expect(begin.start).toEqual({ stage: 'plan', round: 2, plan: { steps }, lessons });
+    const { startInput, resume } = await runStartFromLog(fork, stored);
+    expect(startInput.start).toEqual({ stage: 'plan', round: 2, plan: { steps }, lessons });
     expect(resume).toMatchObject({ restart: 'plan', round: null });
   });
 });
