@@ -40,7 +40,7 @@ export function AgreementPanel({ models, runs, scan }: { models: ModelAgreement[
   );
 }
 
-const HUMAN_LABEL: Record<(typeof HUMAN_CATEGORIES)[number], string> = { correct: 'correct', incorrect: 'incorrect', unsure: 'unsure' };
+const HUMAN_LABEL: Record<(typeof HUMAN_CATEGORIES)[number], string> = { correct: 'correct', incorrect: 'incorrect', unsure: 'unsure', tie: 'tie' };
 
 function JudgeTable<C extends string>({ name, agreement }: { name: 'Checker' | 'Reviewer'; agreement: JudgeAgreement<C> }) {
   const rows = Object.keys(agreement.table) as C[];

@@ -5,7 +5,7 @@ import { NewRun, RunRow, runProgressOf, type NewRunInput } from '../../../lib/ru
 import type { RunState } from '../../../lib/run-state';
 import type { PendingArtifact } from '../artifact';
 import { headText, toArtifact, toPendingArtifact, type StoredArtifact } from '../artifact-rows';
-import { NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN, UNFINISHED } from '../run-columns';
+import { columnValues, NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN, StoredRow, UNFINISHED } from '../run-columns';
 import { runListQuery } from '../run-list-query';
 import type { Owner } from '../owner';
 import type { ReplayWithArtifacts } from '../replay-store';
@@ -14,7 +14,7 @@ import type { ListRunsOptions, RunStore } from '../run-store';
 import { replayInserts } from './replay-store';
 
 /** A row as SQLite gives it back (under the row's own field names): a boolean is stored as 0 or 1. */
-const StoredRunRow = RunRow.extend({ baseline: z.union([z.literal(0), z.literal(1)]).transform((stored) => stored === 1) });
+const StoredRunRow = StoredRow.extend({ baseline: z.union([z.literal(0), z.literal(1)]).transform((stored) => stored === 1) });
 
 const INSERT_RUN = `INSERT INTO runs (${NEW_RUN_FIELDS.map((f) => RUN_COLUMNS[f]).join(', ')}, status)
   VALUES (${NEW_RUN_FIELDS.map((f) => `@${f}`).join(', ')}, 'queued')`;
@@ -49,13 +49,13 @@ export class SqliteRunStore implements RunStore {
     this.appendTransaction = db.transaction((runId: string, event: RunEvent, state: RunState, artifacts: readonly PendingArtifact[]) => {
       for (const a of artifacts) this.insertArtifact.run(runId, a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer);
       this.insertEvent.run(runId, event.seq, event.at, event.type, JSON.stringify(event));
-      this.updateProgress.run({ ...runProgressOf(state), runId });
+      this.updateProgress.run({ ...columnValues(runProgressOf(state)), runId });
     });
     const insertRow = db.prepare(INSERT_ROW);
     const insertReplay = replayInserts(db);
     this.importTransaction = db.transaction(
       (row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[], replays: readonly ReplayWithArtifacts[]) => {
-        insertRow.run({ ...row, baseline: row.baseline ? 1 : 0 });
+        insertRow.run({ ...columnValues(row), baseline: row.baseline ? 1 : 0 });
         for (const a of artifacts) this.insertArtifact.run(row.id, a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer);
         for (const e of events) this.insertEvent.run(row.id, e.seq, e.at, e.type, JSON.stringify(e));
         for (const r of replays) insertReplay(r.record, r.artifacts);
