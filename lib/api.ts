@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ErrorInfo } from './codes';
-import type { EventOf, Rejection, RunEvent } from './events';
+import { eventSchema, type EventOf, type Rejection, type RunEvent } from './events';
 import type { RunResult } from './result';
 import type { EvalSummary } from './eval';
 import type { ModelFacts, ReadinessProblem } from './ollama-readiness';
@@ -41,6 +41,10 @@ export type RunDetail = RunResult & { events: RunEvent[] };
 export interface HumanVerdictResponse {
   event: EventOf<'human_verdict'>;
 }
+
+/** `POST /api/runs/:id/settlements`: the settlement as stored. */
+export const SettlementResponse = z.object({ event: eventSchema('verdict_settled') });
+export type SettlementResponse = z.infer<typeof SettlementResponse>;
 
 export interface OllamaHealth {
   /** Credentials masked. */

@@ -59,7 +59,7 @@ export const PairAgreement = z.object({
 });
 export type PairAgreement = z.infer<typeof PairAgreement>;
 
-/** Agreement among the people, and the claims they disagree on: what the agreement page shows (`GET /api/agreement`). */
+/** Agreement among the people, and the claims they disagree on: what the agreement page shows. */
 export const PeopleAgreement = z.object({
   /** Everyone with a verdict on a claim, by name. */
   people: z.array(Person),
