@@ -19,7 +19,7 @@ export function PeoplePanel({ agreement }: { agreement: PeopleAgreement }) {
           <dl className="text-xs">
             <dt className="muted">Krippendorff&apos;s alpha (nominal), everyone</dt>
             <dd className="font-medium tabular-nums" data-testid="people-alpha">
-              <Measure kappa={agreement.alpha} />
+              <KappaValue kappa={agreement.alpha} />
             </dd>
           </dl>
           <table className="w-full border-collapse text-xs">
@@ -49,7 +49,7 @@ export function PeoplePanel({ agreement }: { agreement: PeopleAgreement }) {
                   <td className="td num">{pair.claims}</td>
                   <td className="td num">{pair.observed === null ? '—' : `${Math.round(pair.observed * 100)}%`}</td>
                   <td className="td num" data-testid="pair-kappa">
-                    <Measure kappa={pair.kappa} />
+                    <KappaValue kappa={pair.kappa} />
                   </td>
                 </tr>
               ))}
@@ -61,6 +61,7 @@ export function PeoplePanel({ agreement }: { agreement: PeopleAgreement }) {
   );
 }
 
-function Measure({ kappa }: { kappa: Kappa }) {
+/** A kappa or an alpha to two places, or why it is undefined. */
+export function KappaValue({ kappa }: { kappa: Kappa }) {
   return kappa.value === null ? <span className="font-normal muted">{kappa.reason}</span> : <>{kappa.value.toFixed(2)}</>;
 }

@@ -1,4 +1,5 @@
 import { HUMAN_CATEGORIES, type JudgeAgreement, type Kappa, type ModelAgreement } from '@/lib/agreement';
+import { KappaValue } from '../agreement/people-panel';
 import { Panel } from '../ui/panel';
 
 /**
@@ -104,7 +105,7 @@ function KappaMeasure({ kappa }: { kappa: Kappa }) {
     <div>
       <dt className="muted">Cohen&apos;s kappa</dt>
       <dd className="font-medium tabular-nums" data-testid="kappa">
-        {kappa.value === null ? <span className="font-normal muted">{kappa.reason}</span> : kappa.value.toFixed(2)}
+        <KappaValue kappa={kappa} />
       </dd>
     </div>
   );
