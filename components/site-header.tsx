@@ -11,6 +11,7 @@ const NAV = [
   { href: '/runs', label: 'Runs', active: (p: string) => p.startsWith('/runs') || p.startsWith('/compare') },
   { href: '/review', label: 'Review', active: (p: string) => p.startsWith('/review') },
   { href: '/evals', label: 'Evaluations', active: (p: string) => p.startsWith('/evals') },
+  { href: '/agreement', label: 'Agreement', active: (p: string) => p.startsWith('/agreement') },
   { href: '/workers', label: 'Workers', active: (p: string) => p.startsWith('/workers') },
 ];
 

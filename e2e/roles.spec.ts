@@ -40,6 +40,7 @@ const ROUTES: { route: string; method: string; role: Role; body?: string }[] = [
   { route: '/api/runs/[id]/cancel', method: 'POST', role: 'operator', body: '{}' },
   { route: '/api/runs/[id]/approval', method: 'POST', role: 'operator', body: '{}' },
   { route: '/api/runs/[id]/verdicts', method: 'POST', role: 'reviewer', body: '{}' },
+  { route: '/api/runs/[id]/settlements', method: 'POST', role: 'reviewer', body: '{}' },
   { route: '/api/runs/[id]/calls/[call]/replays', method: 'GET', role: 'viewer' },
   { route: '/api/runs/[id]/calls/[call]/replays', method: 'POST', role: 'operator', body: '{}' },
 ];

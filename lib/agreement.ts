@@ -1,18 +1,22 @@
 import type { CheckedClaim } from './checker';
-import { isLocalVerdict, type HumanVerdict } from './human-verdict';
+import type { HumanVerdict } from './human-verdict';
+import { kappaOfTable, peopleClaimsOf, peopleVerdictOf, type Kappa } from './people-agreement';
 import type { ReviewVerdict } from './review';
 import type { RunState } from './run-state';
 
+export type { Kappa } from './people-agreement';
+
 /**
- * How the automated judges agree with people. For every claim a person has
- * judged here (their current verdict; each person's counts once; verdicts
- * that came in a run bundle are not counted), the Checker's
- * verdict and the Reviewer's are set against the person's: a confusion
- * table each, and, for the question "does the judge flag what a person
- * calls incorrect?", precision, recall and Cohen's kappa. A person's
- * `unsure` is counted in the tables and left out of the rest, which ask a
- * yes-or-no question; a verdict on the whole answer has no automated
- * counterpart per claim and is not counted here.
+ * How the automated judges agree with people. For every claim people have
+ * judged here (verdicts that came in a run bundle are not counted), the
+ * Checker's verdict and the Reviewer's are set against what the people say
+ * of it: its settled verdict, else the majority of their current verdicts
+ * (lib/people-agreement.ts), else a tie. A confusion table each, and, for
+ * the question "does the judge flag what the people call incorrect?",
+ * precision, recall and Cohen's kappa. `unsure` and ties are counted in the
+ * tables and left out of the rest, which ask a yes-or-no question; a
+ * verdict on the whole answer has no automated counterpart per claim and
+ * is not counted here.
  */
 
 /** The Checker's verdict as the tables show it: a supported claim resting on a plan comment apart. */
@@ -23,30 +27,38 @@ export const CHECKER_CATEGORIES: readonly CheckerCategory[] = ['supported', 'pla
 export type ReviewerCategory = ReviewVerdict | 'not_reviewed';
 export const REVIEWER_CATEGORIES: readonly ReviewerCategory[] = ['supported', 'not_supported', 'plan_as_fact', 'not_reviewed'];
 
-export const HUMAN_CATEGORIES: readonly HumanVerdict[] = ['correct', 'incorrect', 'unsure'];
+/** What the people say of a claim, as the tables' columns: a verdict, or a tie between verdicts. */
+export type PeopleCategory = HumanVerdict | 'tie';
+export const HUMAN_CATEGORIES: readonly PeopleCategory[] = ['correct', 'incorrect', 'unsure', 'tie'];
 
-/** One person's current verdict on one claim, with what the automated judges said of it. */
+/** One claim people judged, what they say of it, and what the automated judges said of it. */
 export interface JudgedClaim {
   runId: string;
   model: string;
   /** The claim's number, from 1. */
   claim: number;
-  by: string;
-  human: HumanVerdict;
+  human: PeopleCategory;
+  /** Who settled it, when someone did; else `human` is the people's majority (or their tie). */
+  settledBy: string | null;
   checker: CheckerCategory;
   reviewer: ReviewerCategory;
 }
 
-/** Each person's current verdict on each claim of a run, beside the Checker's and the Reviewer's. */
+/** Each claim of a run people judged, what they say of it beside the Checker's and the Reviewer's verdicts. */
 export function judgedClaimsOf(runId: string, view: RunState): JudgedClaim[] {
   const claims = view.check?.claims ?? [];
-  return view.humanVerdicts.current.flatMap((v) => {
-    // A bundle's verdict names someone elsewhere, by its own say-so: the tables are of people here.
-    if (!isLocalVerdict(v)) return [];
-    const claim = v.claim === null ? undefined : claims[v.claim - 1];
-    if (v.claim === null || claim === undefined) return [];
-    const review = view.review?.reviews.find((r) => r.claim === v.claim);
-    return [{ runId, model: view.model, claim: v.claim, by: v.by, human: v.verdict, checker: checkerCategory(claim), reviewer: review?.verdict ?? 'not_reviewed' }];
+  return peopleClaimsOf(runId, view).map((judged) => {
+    const people = peopleVerdictOf(judged)!;
+    const review = view.review?.reviews.find((r) => r.claim === judged.claim);
+    return {
+      runId,
+      model: view.model,
+      claim: judged.claim,
+      human: people.basis === 'tie' ? 'tie' : people.verdict,
+      settledBy: people.basis === 'settled' ? people.by : null,
+      checker: checkerCategory(claims[judged.claim - 1]!),
+      reviewer: review?.verdict ?? 'not_reviewed',
+    };
   });
 }
 
@@ -67,12 +79,9 @@ export interface BinaryCounts {
   tn: number;
 }
 
-/** Cohen's kappa, or why it is undefined (no pairs; both sides always saying the same one thing). */
-export type Kappa = { value: number; reason: null } | { value: null; reason: string };
-
 export interface JudgeAgreement<C extends string> {
-  /** `table[automated][human]`: how many judged claims fell there. */
-  table: Record<C, Record<HumanVerdict, number>>;
+  /** `table[automated][people]`: how many judged claims fell there. */
+  table: Record<C, Record<PeopleCategory, number>>;
   /** Judged claims in the table. */
   total: number;
   counts: BinaryCounts;
@@ -109,13 +118,13 @@ function judgeAgreement<C extends string>(
   /** Whether the judge flags a claim of this category; null: it did not judge it. */
   flags: (category: C) => boolean | null,
 ): JudgeAgreement<C> {
-  const table = Object.fromEntries(categories.map((c) => [c, { correct: 0, incorrect: 0, unsure: 0 }])) as Record<C, Record<HumanVerdict, number>>;
+  const table = Object.fromEntries(categories.map((c) => [c, { correct: 0, incorrect: 0, unsure: 0, tie: 0 }])) as Record<C, Record<PeopleCategory, number>>;
   const counts: BinaryCounts = { tp: 0, fp: 0, fn: 0, tn: 0 };
   for (const claim of claims) {
     const category = categoryOf(claim);
     table[category][claim.human] += 1;
     const flagged = flags(category);
-    if (flagged === null || claim.human === 'unsure') continue;
+    if (flagged === null || claim.human === 'unsure' || claim.human === 'tie') continue;
     const incorrect = claim.human === 'incorrect';
     if (flagged && incorrect) counts.tp += 1;
     else if (flagged) counts.fp += 1;
@@ -136,12 +145,10 @@ function ratio(part: number, whole: number): number | null {
   return whole === 0 ? null : part / whole;
 }
 
-/** Agreement beyond chance between the judge's flag and the person's "incorrect", over the pairs both were sure of. */
+/** Agreement beyond chance between the judge's flag and the people's "incorrect", over the claims both were sure of. */
 export function cohensKappa({ tp, fp, fn, tn }: BinaryCounts): Kappa {
-  const n = tp + fp + fn + tn;
-  if (n === 0) return { value: null, reason: 'no claims both judged' };
-  const observed = (tp + tn) / n;
-  const expected = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / (n * n);
-  if (expected === 1) return { value: null, reason: 'undefined: the judge and the people each gave one answer only, the same' };
-  return { value: (observed - expected) / (1 - expected), reason: null };
+  return kappaOfTable([
+    [tp, fp],
+    [fn, tn],
+  ]);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorInfo } from './codes';
-import { eventSchema, RunEvent, type Rejection } from './events';
+import { eventSchema, RunEvent, type EventOf, type Rejection } from './events';
 import { RunResult } from './result';
 import { EvalSummary } from './eval';
 import { ModelFacts, ReadinessProblem } from './ollama-readiness';
@@ -50,6 +50,10 @@ export type RunCancelling = z.infer<typeof RunCancelling>;
 /** `POST /api/runs/:id/verdicts`: the verdict as stored, for the page to fold in. */
 export const HumanVerdictResponse = z.object({ event: eventSchema('human_verdict') });
 export type HumanVerdictResponse = z.infer<typeof HumanVerdictResponse>;
+
+/** `POST /api/runs/:id/settlements`: the settlement as stored. */
+export const SettlementResponse = z.object({ event: eventSchema('verdict_settled') });
+export type SettlementResponse = z.infer<typeof SettlementResponse>;
 
 export const OllamaHealth = z.object({
   /** Credentials masked. */

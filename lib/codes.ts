@@ -142,6 +142,8 @@ export const RequestErrorCode = z.enum([
   'token_not_found',
   /** A named token of that name exists already. */
   'token_name_taken',
+  /** Settling a claim (or the whole answer) people have not given different verdicts on. */
+  'claim_not_disputed',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

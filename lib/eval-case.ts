@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { firstIssue } from './structured';
 import { EvalSuite, EvalTask, type Fact } from './eval';
-import { verdictsOn } from './human-verdict';
+import { peopleClaimsOf, peopleVerdictOf } from './people-agreement';
 import { checkPlanPath, SHAPE_ONLY_POLICY } from './policy';
 import type { RunState } from './run-state';
 
@@ -20,6 +20,8 @@ export type CaseBasis = z.infer<typeof CaseBasis>;
 export interface CaseProposal {
   task: EvalTask;
   basis: CaseBasis;
+  /** Of the claims people judged, how many stood by a settlement, by a majority, and how many were ties (left out). */
+  people: { settled: number; majority: number; ties: number };
 }
 
 /** The category proposed for a case made from a run. */
@@ -70,24 +72,27 @@ export const SavedCase = z.object({
 export type SavedCase = z.infer<typeof SavedCase>;
 
 /**
- * The proposal for `view`. Claims people marked `correct` (everyone who
- * judged it, as their latest verdict) become required facts and claims
- * marked `incorrect` forbidden ones, their text being the thing not to say;
- * with no human verdict on any claim, the Checker's supported claims are
- * proposed as required instead. Claims judged both ways, or `unsure`, are
- * left out.
+ * The proposal for `view`. What the people of here say of each claim is its
+ * settled verdict, else the majority of their latest verdicts
+ * (lib/people-agreement.ts): claims they say are `correct` become required
+ * facts and claims they say are `incorrect` forbidden ones, their text
+ * being the thing not to say; `unsure` and ties are left out. With no
+ * person's verdict on any claim, the Checker's supported claims are
+ * proposed as required instead.
  */
 export function proposeCase(view: RunState): CaseProposal {
   const claims = view.check?.claims ?? [];
-  const judged = claims.map((claim, i) => ({ claim, verdicts: verdictsOn(view.humanVerdicts, i + 1).map((v) => v.verdict) }));
-  const human = judged.some((j) => j.verdicts.length > 0);
-  const agreed = (verdict: string) => judged.filter((j) => j.verdicts.length > 0 && j.verdicts.every((v) => v === verdict)).map((j) => j.claim.text);
-  const mustState: Fact[] = human ? agreed('correct') : claims.filter((c) => c.verdict === 'supported' && c.flags === undefined).map((c) => c.text);
-  const mustNotState = human ? agreed('incorrect') : [];
+  const judged = peopleClaimsOf('', view).map((claim) => ({ text: claim.text, people: peopleVerdictOf(claim)! }));
+  const human = judged.length > 0;
+  const said = (verdict: string) => judged.filter((j) => j.people.basis !== 'tie' && j.people.verdict === verdict).map((j) => j.text);
+  const mustState: Fact[] = human ? said('correct') : claims.filter((c) => c.verdict === 'supported' && c.flags === undefined).map((c) => c.text);
+  const mustNotState = human ? said('incorrect') : [];
+  const count = (basis: string) => judged.filter((j) => j.people.basis === basis).length;
   const read = new Set(Object.keys(view.observations));
   const cited = claims.flatMap((c) => c.citations.map((citation) => normalisedPath(citation.path)));
   return {
     basis: human ? 'human' : 'checker',
+    people: { settled: count('settled'), majority: count('majority'), ties: count('tie') },
     task: {
       id: caseIdOf(view.task),
       category: FROM_RUN_CATEGORY,

@@ -393,6 +393,12 @@ export const RunEvent = z.discriminatedUnion('type', [
    */
   event('human_verdict', HumanVerdictFields.shape),
   /**
+   * A person settles a claim people gave different verdicts on: the verdict
+   * that stands for the people from then on (the judges' tables, evaluation
+   * cases), beside theirs, which stay as given. A later one replaces it.
+   */
+  event('verdict_settled', HumanVerdictFields.shape),
+  /**
    * The run came here in a bundle, which this event, appended by the import
    * after the bundle's own log, says: who imported it (`by`, a person of this
    * planscope), and the bundle's claims, kept as claims (where it was made,

@@ -46,27 +46,52 @@ export type HumanVerdictRequest = z.input<typeof HumanVerdictRequest>;
 export const HumanVerdictEntry = HumanVerdictFields.extend({ seq: z.int().min(1), at: z.number(), imported: z.literal(true).optional() });
 export type HumanVerdictEntry = z.infer<typeof HumanVerdictEntry>;
 
+/**
+ * `POST /api/runs/:id/settlements`: the verdict that settles a claim people
+ * disagree on (`verdict_settled`); who settles it is the server's to say.
+ */
+export const SettleRequest = HumanVerdictRequest;
+export type SettleRequest = HumanVerdictRequest;
+
 export interface HumanVerdictsView {
   /** For each claim (and the answer) and each person, their latest verdict, in the order they were given. */
   current: HumanVerdictEntry[];
   /** Every verdict given, in order, superseded ones included. */
   history: HumanVerdictEntry[];
+  /** For each claim people disagreed on and someone settled, the latest settlement (`by`: who settled it). */
+  settled: HumanVerdictEntry[];
 }
 
-export const noHumanVerdicts: HumanVerdictsView = { current: [], history: [] };
+export const noHumanVerdicts: HumanVerdictsView = { current: [], history: [], settled: [] };
 
 /** Folds one more verdict in: it replaces the same person's on the same claim (never an imported one: that is someone else's claim), and joins the history. */
 export function addHumanVerdict(view: HumanVerdictsView, entry: HumanVerdictEntry): HumanVerdictsView {
   return {
+    ...view,
     current: [...view.current.filter((v) => v.claim !== entry.claim || v.by !== entry.by || v.imported), entry],
     history: [...view.history, entry],
   };
 }
 
-/** Every verdict so far marked as having come in a bundle: what a `run_imported` event does to them. */
+/** Folds a settlement in: it replaces any earlier one on the same claim, whoever gave it, since a claim has one settled verdict. */
+export function addSettlement(view: HumanVerdictsView, entry: HumanVerdictEntry): HumanVerdictsView {
+  return { ...view, settled: [...view.settled.filter((v) => v.claim !== entry.claim), entry] };
+}
+
+/** Every verdict and settlement so far marked as having come in a bundle: what a `run_imported` event does to them. */
 export function markImported(view: HumanVerdictsView): HumanVerdictsView {
   const mark = (v: HumanVerdictEntry): HumanVerdictEntry => ({ ...v, imported: true });
-  return { current: view.current.map(mark), history: view.history.map(mark) };
+  return { current: view.current.map(mark), history: view.history.map(mark), settled: view.settled.map(mark) };
+}
+
+/** The settlement of one claim (null: the answer as a whole) made here, or null. */
+export function settlementOf(view: HumanVerdictsView, claim: number | null): HumanVerdictEntry | null {
+  return view.settled.find((v) => v.claim === claim && isLocalVerdict(v)) ?? null;
+}
+
+/** The people of this planscope with a current verdict on the run, each once, in the order of their first. */
+export function reviewersOf(view: HumanVerdictsView): string[] {
+  return [...new Set(view.current.filter(isLocalVerdict).map((v) => v.by))];
 }
 
 /** Who gave a verdict (or a decision), as every view says it: an imported one's name is the bundle's claim. */

@@ -71,7 +71,12 @@ export const RunResult = z.strictObject({
    * latest of each person on each claim (`claim` null: the whole answer), and
    * every verdict given. Empty for a run nobody has judged.
    */
-  humanVerdicts: z.strictObject({ current: z.array(ResultHumanVerdict), history: z.array(ResultHumanVerdict) }),
+  humanVerdicts: z.strictObject({
+    current: z.array(ResultHumanVerdict),
+    history: z.array(ResultHumanVerdict),
+    /** Claims people disagreed on that someone settled (`by`), the latest settlement each; absent when none was. */
+    settled: z.array(ResultHumanVerdict).optional(),
+  }),
   /**
    * Present on a run that came in a bundle: who imported it and when, and
    * the bundle's claims (where it was made, the run's id and the fork
@@ -114,7 +119,11 @@ export function toResult(id: string, view: RunState): RunResult {
     llm: aggregateCalls(view.llmCalls),
     llmCalls: view.llmCalls.map((c) => callEntry(c, isTerminal(view.status))),
     forkedFrom: view.forkedFrom,
-    humanVerdicts: { current: view.humanVerdicts.current.map(resultVerdict), history: view.humanVerdicts.history.map(resultVerdict) },
+    humanVerdicts: {
+      current: view.humanVerdicts.current.map(resultVerdict),
+      history: view.humanVerdicts.history.map(resultVerdict),
+      ...(view.humanVerdicts.settled.length > 0 && { settled: view.humanVerdicts.settled.map(resultVerdict) }),
+    },
     ...(view.imported && { imported: { ...view.imported, at: new Date(view.imported.at).toISOString() } }),
     ...(view.resumes.length > 0 && { resumes: view.resumes.map((r) => ({ ...r, at: new Date(r.at).toISOString() })) }),
   };

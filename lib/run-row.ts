@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ErrorInfo, WaitReason } from './codes';
 import { PlanProfile, RunStatus, Strategy } from './events';
-import { isLocalVerdict } from './human-verdict';
+import { isLocalVerdict, reviewersOf } from './human-verdict';
+import { Person } from './person';
 import { attemptsOf, type RunState } from './run-state';
 
 /**
@@ -63,6 +64,8 @@ export const RunProgress = z.object({
   lastSeq: z.number().int(),
   /** Verdicts people of this planscope gave on the run, superseded ones included (a bundle's claimed ones are not counted): 0 is a run nobody here has judged yet. */
   humanVerdicts: z.number().int().min(0),
+  /** The people of this planscope with a verdict on the run, each once: the review queue hands a run out until it has enough. */
+  humanReviewers: z.array(Person).default([]),
   /** Why the run waits now (the fold's `waiting`), so that the runs list can say it; null when it does not. */
   waitingReason: WaitReason.nullable().default(null),
   waitingMessage: z.string().nullable().default(null),
@@ -89,6 +92,7 @@ export function runProgressOf(state: RunState): RunProgress {
     errorCode: state.error?.code ?? null,
     lastSeq: state.lastSeq,
     humanVerdicts: state.humanVerdicts.history.filter(isLocalVerdict).length,
+    humanReviewers: reviewersOf(state.humanVerdicts),
     waitingReason: state.waiting?.reason ?? null,
     waitingMessage: state.waiting?.message ?? null,
   };

@@ -15,7 +15,7 @@ import {
   type RunStatus,
   type StepStatus,
 } from './events';
-import { addHumanVerdict, markImported, noHumanVerdicts, type HumanVerdictsView } from './human-verdict';
+import { addHumanVerdict, addSettlement, markImported, noHumanVerdicts, type HumanVerdictsView } from './human-verdict';
 
 /**
  * The one reducer: a run's state is a pure fold of its events. The server uses
@@ -404,6 +404,11 @@ function reduce(s: RunState, e: RunEvent): RunState {
       return {
         ...s,
         humanVerdicts: addHumanVerdict(s.humanVerdicts, { seq: e.seq, at: e.at, claim: e.claim, verdict: e.verdict, note: e.note, by: e.by }),
+      };
+    case 'verdict_settled':
+      return {
+        ...s,
+        humanVerdicts: addSettlement(s.humanVerdicts, { seq: e.seq, at: e.at, claim: e.claim, verdict: e.verdict, note: e.note, by: e.by }),
       };
     case 'run_imported':
       return {

@@ -86,6 +86,8 @@ const Env = z.object({
   /** Who a request carrying the token acts as, in the verdicts people give and the decisions on plans. */
   PLANSCOPE_TOKEN_NAME: z.string().trim().min(1).max(MAX_PERSON_CHARS).default('token'),
   /** How long a run started with approval waits for a decision on a plan before it fails `approval_timeout`. */
+  /** How many people the review queue hands each completed run to before it leaves the queue. */
+  PLANSCOPE_REVIEWERS_PER_RUN: int(1, 20, 1),
   PLANSCOPE_APPROVAL_TIMEOUT_MS: int(1, 30 * 24 * 3600 * 1000, 24 * 3600 * 1000),
   PLANSCOPE_MAX_ROUNDS: int(1, 10, 2),
   /** Steps a file plan may have, and a general plan. */
@@ -307,6 +309,8 @@ function configSchema(defined: Record<string, string>, appRoot: string) {
       bundleChecks,
       /** Whether the Reviewer pass follows the Checker. */
       review: e.PLANSCOPE_REVIEW,
+      /** How many people the review queue hands each completed run to (`PLANSCOPE_REVIEWERS_PER_RUN`). */
+      reviewersPerRun: e.PLANSCOPE_REVIEWERS_PER_RUN,
       /** The deny-list every layer judges paths by: the defaults with `PLANSCOPE_DENY_ADD` / `PLANSCOPE_DENY_REMOVE` applied. */
       pathPolicy: policy.policy,
       /** Whether file text and other servers' tool results are checked for secrets before the model sees them. */

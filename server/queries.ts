@@ -1,4 +1,5 @@
 import { judgedClaimsOf, type JudgedClaim } from '../lib/agreement';
+import { peopleClaimsOf, type PeopleClaim } from '../lib/people-agreement';
 import { toRunSummary, type RepeatedTask, type RunSummary } from '../lib/api';
 import { toEvalSummary, type EvalSummary } from '../lib/eval';
 import type { RunRow } from '../lib/run-row';
@@ -41,11 +42,16 @@ export async function evalSummaries(store: EvalStore, limit: number): Promise<Ev
 
 /**
  * Every claim people have judged among the newest `scan` runs with human
- * verdicts, each person's current verdict beside the automated judges',
- * and how many runs that was (the agreement tables are computed from them).
+ * verdicts: what the people say of it beside the automated judges'
+ * (`claims`), and each person's verdict on it (`people`), and how many runs
+ * that was (the agreement tables are computed from them).
  */
-export async function judgedClaims(store: RunStore, scan: number): Promise<{ claims: JudgedClaim[]; runs: number }> {
+export async function judgedClaims(store: RunStore, scan: number): Promise<{ claims: JudgedClaim[]; people: PeopleClaim[]; runs: number }> {
   const rows = await store.listRuns({ limit: scan, filter: { review: 'judged' } });
-  const claims = await Promise.all(rows.map(async (row) => judgedClaimsOf(row.id, foldRun(await store.events(row.id)))));
-  return { claims: claims.flat(), runs: rows.length };
+  const views = await Promise.all(rows.map(async (row) => ({ id: row.id, view: foldRun(await store.events(row.id)) })));
+  return {
+    claims: views.flatMap(({ id, view }) => judgedClaimsOf(id, view)),
+    people: views.flatMap(({ id, view }) => peopleClaimsOf(id, view)),
+    runs: rows.length,
+  };
 }

@@ -15,32 +15,37 @@ const QUEUE_SIZE = 200;
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 /**
- * Completed runs nobody has judged yet, newest first, to be walked through
- * one after another (`?blind=1`: blind mode). The runs list's filters
- * (`?model=`, `?q=`, ...) narrow the queue, so a person can review one
- * model's runs or one task's; one that does not parse is ignored.
+ * The completed runs still this person's to review, newest first: fewer
+ * than PLANSCOPE_REVIEWERS_PER_RUN people have judged them, and not this
+ * person. Walked through one after another, blind unless `?blind=0`. The
+ * runs list's filters (`?model=`, `?q=`, ...) narrow the queue, so a person
+ * can review one model's runs or one task's; one that does not parse is
+ * ignored, and its review filter is the queue's own.
  */
 export default async function ReviewPage({ searchParams }: Props) {
-  const { store } = getRuntime();
+  const { store, config } = getRuntime();
   const params = await searchParams;
-  const blind = params.blind === '1';
+  const blind = params.blind !== '0';
   const given = new URLSearchParams(Object.entries(params).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : [])));
   const parsed = parseRunFilter(given);
-  const narrowed = parsed.ok ? parsed.filter : {};
-  const rows = await store.listRuns({ limit: QUEUE_SIZE, filter: { ...narrowed, review: 'needs_review' } });
+  const { review: _queueOwn, ...narrowed } = parsed.ok ? parsed.filter : {};
+  const { person } = await requestIdentity();
+  const reviewers = config.reviewersPerRun;
+  const rows = await store.listRuns({ limit: QUEUE_SIZE, filter: narrowed, reviewQueue: { person, reviewers } });
   return (
     <div className="space-y-3">
       <div>
         <h1 className="text-base font-semibold">Review queue</h1>
         <p className="mt-0.5 text-xs muted">
-          Completed runs nobody has judged yet, newest first. Mark each claim, and the answer as a whole, correct, incorrect or unsure: your
-          verdicts stand beside the Checker&apos;s and the Reviewer&apos;s, and the Evaluations page measures how often they agree. Keys:{' '}
+          Completed runs that are yours to review, newest first: each goes to {reviewers} {reviewers === 1 ? 'person' : 'people'}, and leaves the
+          queue once that many have judged it. Mark each claim, and the answer as a whole, correct, incorrect or unsure: your verdicts stand
+          beside the Checker&apos;s, the Reviewer&apos;s and other people&apos;s, and the Agreement page measures how often they agree. Keys:{' '}
           <kbd className="kbd">n</kbd> / <kbd className="kbd">p</kbd> next / previous run, <kbd className="kbd">j</kbd> /{' '}
           <kbd className="kbd">k</kbd> next / previous claim, <kbd className="kbd">c</kbd> <kbd className="kbd">i</kbd>{' '}
           <kbd className="kbd">u</kbd> correct, incorrect, unsure.
         </p>
       </div>
-      <ReviewQueue queue={rows.map(toRunSummary)} person={(await requestIdentity()).person} blind={blind} />
+      <ReviewQueue queue={rows.map(toRunSummary)} person={person} blind={blind} reviewers={reviewers} />
     </div>
   );
 }

@@ -1,10 +1,12 @@
 import { HUMAN_CATEGORIES, type JudgeAgreement, type Kappa, type ModelAgreement } from '@/lib/agreement';
+import { KappaValue } from '../agreement/people-panel';
 import { Panel } from '../ui/panel';
 
 /**
  * How the Checker and the Reviewer agree with people, per model: for every
- * claim a person judged, the automated verdict against theirs, and how well
- * "the judge flags it" finds what people call incorrect. The measured truth
+ * claim people judged, the automated verdict against what the people say
+ * of it (settled, else their majority, else a tie), and how well "the judge
+ * flags it" finds what people call incorrect. The measured truth
  * of the automated judges: their verdicts are not otherwise checked by anyone.
  */
 export function AgreementPanel({ models, runs, scan }: { models: ModelAgreement[]; runs: number; scan: number }) {
@@ -15,14 +17,15 @@ export function AgreementPanel({ models, runs, scan }: { models: ModelAgreement[
       {!all || all.checker.total === 0 ? (
         <p className="px-3 py-4 text-xs muted" data-testid="agreement-empty">
           No claim has a person&apos;s verdict yet. Judge claims on a run&apos;s page or in the review queue; each person&apos;s latest verdict on
-          a claim counts once.
+          a claim counts once, and a claim counts as what the people say of it: its settled verdict, else their majority.
         </p>
       ) : (
         <div className="space-y-4 px-3 py-3">
           <p className="text-[11px] muted">
             A judge <em>flags</em> a claim when the Checker does not find it supported (or finds it a plan presented as fact), or the Reviewer says
             its lines do not support it. Precision: of the flagged claims, the share people call incorrect; recall: of the claims people call
-            incorrect, the share flagged; Cohen&apos;s kappa: agreement beyond chance (1 full, 0 chance). Verdicts of <em>unsure</em> are in the
+            incorrect, the share flagged; Cohen&apos;s kappa: agreement beyond chance (1 full, 0 chance). A claim counts as its settled verdict,
+            else the majority of people&apos;s; a <em>tie</em> between them is a column of its own. Verdicts of <em>unsure</em> and ties are in the
             tables and left out of the three measures; claims the Reviewer did not review are left out of its measures.
           </p>
           {models.map((m) => (
@@ -40,7 +43,7 @@ export function AgreementPanel({ models, runs, scan }: { models: ModelAgreement[
   );
 }
 
-const HUMAN_LABEL: Record<(typeof HUMAN_CATEGORIES)[number], string> = { correct: 'correct', incorrect: 'incorrect', unsure: 'unsure' };
+const HUMAN_LABEL: Record<(typeof HUMAN_CATEGORIES)[number], string> = { correct: 'correct', incorrect: 'incorrect', unsure: 'unsure', tie: 'tie' };
 
 function JudgeTable<C extends string>({ name, agreement }: { name: 'Checker' | 'Reviewer'; agreement: JudgeAgreement<C> }) {
   const rows = Object.keys(agreement.table) as C[];
@@ -102,7 +105,7 @@ function KappaMeasure({ kappa }: { kappa: Kappa }) {
     <div>
       <dt className="muted">Cohen&apos;s kappa</dt>
       <dd className="font-medium tabular-nums" data-testid="kappa">
-        {kappa.value === null ? <span className="font-normal muted">{kappa.reason}</span> : kappa.value.toFixed(2)}
+        <KappaValue kappa={kappa} />
       </dd>
     </div>
   );

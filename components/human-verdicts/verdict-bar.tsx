@@ -2,7 +2,7 @@
 
 import { useMay } from '../identity';
 import { useState } from 'react';
-import { givenBy, HumanVerdict, historyOf, isLocalVerdict, MAX_NOTE_CHARS, verdictsOn, type HumanVerdictEntry, type HumanVerdictsView } from '@/lib/human-verdict';
+import { givenBy, HumanVerdict, historyOf, isLocalVerdict, MAX_NOTE_CHARS, settlementOf, verdictsOn, type HumanVerdictEntry, type HumanVerdictsView } from '@/lib/human-verdict';
 import { formatTimestamp, isoOf } from '../format';
 import type { VerdictChoice } from './give-verdict';
 
@@ -34,8 +34,10 @@ export const VERDICT_KEYS: Record<string, HumanVerdict> = Object.fromEntries(Hum
  * People's verdicts on one claim (or, `claim` null, the whole answer),
  * beside the Checker's and the Reviewer's and never mixed with them: the
  * three choices for this person (the one they gave pressed), an optional
- * note sent with the next choice, everyone's current verdict, and the
- * history when a verdict was superseded.
+ * note sent with the next choice, everyone's current verdict, the
+ * history when a verdict was superseded, and who settled the claim when
+ * people disagreed. Blind (`othersHidden`), the others' verdicts and the
+ * settlement wait until this person has given theirs.
  */
 export function VerdictBar({
   claim,
@@ -45,6 +47,7 @@ export function VerdictBar({
   sending,
   error,
   showKeys = false,
+  othersHidden = false,
 }: {
   claim: number | null;
   verdicts: HumanVerdictsView;
@@ -55,12 +58,16 @@ export function VerdictBar({
   error: string | null;
   /** Show each choice's key (the review queue's `c`, `i`, `u`). */
   showKeys?: boolean;
+  /** Blind review: the others' verdicts show only once this person has given theirs. */
+  othersHidden?: boolean;
 }) {
   const [note, setNote] = useState('');
   const mayJudge = useMay('reviewer');
   const current = verdictsOn(verdicts, claim);
   const history = historyOf(verdicts, claim);
   const mine = current.find((v) => v.by === person && isLocalVerdict(v)) ?? null;
+  const hidden = othersHidden && mine === null;
+  const settled = settlementOf(verdicts, claim);
   const what = claim === null ? 'the whole answer' : `claim ${claim}`;
   const choose = async (verdict: HumanVerdict) => {
     if (await onGive({ claim, verdict, ...(note.trim() !== '' && { note }) })) setNote('');
@@ -112,14 +119,25 @@ export function VerdictBar({
           Not recorded: {error}
         </p>
       )}
-      {current.length > 0 && (
+      {hidden && current.length > 0 && (
+        <p className="mt-1 muted" data-testid="others-hidden">
+          {current.length} other {current.length === 1 ? 'person has' : 'people have'} judged {what}: their verdicts show once you have given yours.
+        </p>
+      )}
+      {!hidden && settled && (
+        <p className="mt-1 font-medium" data-testid="settled-verdict" data-verdict={settled.verdict} data-by={settled.by}>
+          Settled by {settled.by}: <span className={LOOK[settled.verdict].text}>{settled.verdict}</span>
+          {settled.note && <span className="font-normal text-zinc-700 dark:text-zinc-300"> — {settled.note}</span>}
+        </p>
+      )}
+      {!hidden && current.length > 0 && (
         <ul className="mt-1 space-y-0.5" aria-label={`People's verdicts on ${what}`}>
           {current.map((v) => (
             <VerdictLine key={v.seq} entry={v} testId="human-verdict" />
           ))}
         </ul>
       )}
-      {history.length > current.length && (
+      {!hidden && history.length > current.length && (
         <details className="mt-1">
           <summary className="cursor-pointer muted">History ({history.length} verdicts, superseded ones included)</summary>
           <ol className="mt-0.5 space-y-0.5 pl-2">

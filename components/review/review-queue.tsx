@@ -21,16 +21,18 @@ import { useFinishedRun } from './use-run-detail';
 const TARGET = '[data-review-target]';
 
 /**
- * The review queue: the completed runs nobody had judged when the page was
- * opened, one at a time. The list is fixed while the page is open, so a run
+ * The review queue: the completed runs that were this person's to review
+ * when the page was opened (fewer than `reviewers` people had judged them,
+ * and not this person), one at a time. The list is fixed while the page is open, so a run
  * stays in its place once judged and `p` goes back to it. Keys: `n`/`p`
  * next / previous run, `j`/`k` next / previous claim, `c`/`i`/`u` the
  * focused claim (or the first one not judged yet) correct, incorrect or
- * unsure, focus then moving to the next claim. In blind mode a claim's
- * Checker and Reviewer verdicts stay hidden until the person has given
- * theirs, so what they say is their own judgement.
+ * unsure, focus then moving to the next claim. In blind mode (the default)
+ * a claim's Checker and Reviewer verdicts, and the other people's, stay
+ * hidden until the person has given theirs, so what they say is their own
+ * judgement.
  */
-export function ReviewQueue({ queue, person, blind: blindAtFirst }: { queue: RunSummary[]; person: string; blind: boolean }) {
+export function ReviewQueue({ queue, person, blind: blindAtFirst, reviewers }: { queue: RunSummary[]; person: string; blind: boolean; reviewers: number }) {
   const [at, setAt] = useState(0);
   const [blind, setBlindState] = useState(blindAtFirst);
   const current = queue[at] ?? null;
@@ -71,15 +73,15 @@ export function ReviewQueue({ queue, person, blind: blindAtFirst }: { queue: Run
   const setBlind = (on: boolean) => {
     setBlindState(on);
     const url = new URL(window.location.href);
-    if (on) url.searchParams.set('blind', '1');
-    else url.searchParams.delete('blind');
+    if (on) url.searchParams.delete('blind');
+    else url.searchParams.set('blind', '0');
     window.history.replaceState(null, '', url);
   };
 
   if (queue.length === 0) {
     return (
       <p className="rounded-md border border-zinc-200 bg-white px-3 py-6 text-center text-sm dark:border-zinc-800 dark:bg-zinc-900" data-testid="review-empty">
-        Nothing needs review: every completed run has a person&apos;s verdict.{' '}
+        Nothing is yours to review: every completed run has your verdict{reviewers > 1 ? ` or those of ${reviewers} people` : ' or another person’s'}.{' '}
         <Link className="link" href="/runs?review=judged">
           The runs people have judged
         </Link>
@@ -93,6 +95,9 @@ export function ReviewQueue({ queue, person, blind: blindAtFirst }: { queue: Run
         <span data-testid="review-position" aria-live="polite">
           Run {at + 1} of {queue.length}
         </span>
+        <span className="muted" data-testid="review-share">
+          yours to review: each run goes to {reviewers} {reviewers === 1 ? 'person' : 'people'}
+        </span>
         <button type="button" className="btn" onClick={() => go(-1)} disabled={at === 0} aria-keyshortcuts="p">
           ← Previous <kbd className="kbd">p</kbd>
         </button>
@@ -101,7 +106,7 @@ export function ReviewQueue({ queue, person, blind: blindAtFirst }: { queue: Run
         </button>
         <label className="ml-auto flex items-center gap-1.5">
           <input type="checkbox" checked={blind} onChange={(e) => setBlind(e.target.checked)} data-testid="blind-mode" />
-          Blind: hide the Checker&apos;s and the Reviewer&apos;s verdicts until I give mine
+          Blind: hide the Checker&apos;s, the Reviewer&apos;s and other people&apos;s verdicts until I give mine
         </label>
       </div>
 
@@ -144,7 +149,7 @@ function ReviewAnswer({ view, person, blind, verdict }: { view: RunState; person
     return <p className="px-3 py-4 text-sm whitespace-pre-wrap break-anywhere">{view.answer ?? 'No answer was produced.'}</p>;
   }
   const bar = (claim: number | null) => (
-    <VerdictBar claim={claim} verdicts={view.humanVerdicts} person={person} onGive={verdict.give} sending={verdict.sending(claim)} error={verdict.errorOn(claim)} showKeys />
+    <VerdictBar claim={claim} verdicts={view.humanVerdicts} person={person} onGive={verdict.give} sending={verdict.sending(claim)} error={verdict.errorOn(claim)} showKeys othersHidden={blind} />
   );
   return (
     <>

@@ -4,7 +4,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useId, useState, type FormEvent } from 'react';
 import { EvalTask } from '@/lib/eval';
-import { describeIssue, factsToText, linesOf, proposeCase, textToFacts, SavedCase, SuiteList } from '@/lib/eval-case';
+import { describeIssue, factsToText, linesOf, proposeCase, textToFacts, SavedCase, SuiteList, type CaseProposal } from '@/lib/eval-case';
 import type { RunState } from '@/lib/run-state';
 import { fetchJson } from '../fetch-json';
 import { Panel } from '../ui/panel';
@@ -88,7 +88,7 @@ function SaveCaseForm({ runId, view, onClose }: { runId: string; view: RunState;
       <form className="grid gap-3 p-3 text-xs sm:grid-cols-2" onSubmit={submit} data-testid="save-case-form" noValidate>
         <p className="sm:col-span-2" data-testid="save-case-basis">
           {proposal.basis === 'human'
-            ? 'Proposed from people’s verdicts: claims marked correct are required, claims marked incorrect must not be said.'
+            ? `Proposed from people’s verdicts, settled or by majority (${basisCounts(proposal.people)}): claims they call correct are required, claims they call incorrect must not be said; unsure claims and ties are left out.`
             : 'No one has judged this answer’s claims yet: the required facts are proposed from the Checker’s supported claims.'}
         </p>
         <div>
@@ -158,4 +158,9 @@ function SaveCaseForm({ runId, view, onClose }: { runId: string; view: RunState;
       </form>
     </Panel>
   );
+}
+
+function basisCounts({ settled, majority, ties }: CaseProposal['people']): string {
+  const claims = (n: number) => `${n} claim${n === 1 ? '' : 's'}`;
+  return [`${claims(settled)} settled`, `${claims(majority)} by majority`, `${ties} tie${ties === 1 ? '' : 's'}`].join(', ');
 }

@@ -37,4 +37,5 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   role_forbidden: 403,
   token_not_found: 404,
   token_name_taken: 409,
+  claim_not_disputed: 409,
 };

@@ -11,6 +11,7 @@ export const WRITE_ROUTE_ROLES: readonly { method: string; route: string; role: 
   { method: 'POST', route: '/api/runs/[id]/cancel', role: 'operator', doing: 'cancelling runs' },
   { method: 'POST', route: '/api/runs/[id]/approval', role: 'operator', doing: 'approving or rejecting plans' },
   { method: 'POST', route: '/api/runs/[id]/verdicts', role: 'reviewer', doing: 'giving verdicts' },
+  { method: 'POST', route: '/api/runs/[id]/settlements', role: 'reviewer', doing: 'settling disputed verdicts' },
   { method: 'POST', route: '/api/runs/[id]/calls/[call]/replays', role: 'operator', doing: 'replaying calls' },
   { method: 'POST', route: '/api/evals', role: 'operator', doing: 'starting evaluations' },
   { method: 'POST', route: '/api/suites/[name]/cases', role: 'reviewer', doing: 'making evaluation cases' },

@@ -1,5 +1,6 @@
 import type { EventOf } from '../../lib/events';
-import { HumanVerdictRequest } from '../../lib/human-verdict';
+import { HumanVerdictRequest, isLocalVerdict, SettleRequest, verdictsOn } from '../../lib/human-verdict';
+import { isDisputed } from '../../lib/people-agreement';
 import { foldRun, isTerminal, type RunState } from '../../lib/run-state';
 import { parseOrRefuse, RequestError } from '../errors';
 import type { RunStore } from '../store/run-store';
@@ -10,9 +11,10 @@ import { RunRecorder } from './recorder';
 const MAX_ATTEMPTS = 3;
 
 /**
- * Appends people's verdicts to finished runs' logs, through the recorder
- * like every other event: committed with the run's row (its verdict count),
- * then published. A run's verdicts are appended one at a time in this
+ * Appends people's verdicts, and the settlements of claims they disagree
+ * on, to finished runs' logs, through the recorder like every other event:
+ * committed with the run's row (its verdict count, who judged it), then
+ * published. A run's verdicts are appended one at a time in this
  * process; another process appending to the same run at the same moment
  * takes a sequence number first, and the verdict is tried again from the
  * log as it then is, a bounded number of times.
@@ -27,17 +29,38 @@ export class HumanVerdictLog {
 
   /** Records `by`'s verdict as `input` asks (`HumanVerdictRequest`); the event as stored. */
   async record(runId: string, input: unknown, by: string): Promise<EventOf<'human_verdict'>> {
-    const { claim, verdict, note } = parseOrRefuse(HumanVerdictRequest, input, 'request');
-    if (!(await this.store.getRun(runId))) throw new RequestError('run_not_found', `There is no run ${runId}.`);
+    return this.append(runId, 'human_verdict', parseOrRefuse(HumanVerdictRequest, input, 'request'), by, judgeable);
+  }
+
+  /** Records `by`'s settlement of a claim people gave different verdicts on (`SettleRequest`); the event as stored. */
+  async settle(runId: string, input: unknown, by: string): Promise<EventOf<'verdict_settled'>> {
+    return this.append(runId, 'verdict_settled', parseOrRefuse(SettleRequest, input, 'request'), by, (id, state, claim) => {
+      judgeable(id, state, claim);
+      const verdicts = verdictsOn(state.humanVerdicts, claim).filter(isLocalVerdict);
+      if (!isDisputed({ verdicts })) {
+        const which = claim === null ? 'the whole answer' : `claim ${claim}`;
+        throw new RequestError('claim_not_disputed', `People have not given different verdicts on ${which} of run ${id}: there is nothing to settle.`);
+      }
+    });
+  }
+
+  private append<T extends 'human_verdict' | 'verdict_settled'>(
+    runId: string,
+    type: T,
+    { claim, verdict, note }: { claim: number | null; verdict: EventOf<T>['verdict']; note: string | null },
+    by: string,
+    check: (runId: string, state: RunState, claim: number | null) => void,
+  ): Promise<EventOf<T>> {
     return this.inTurn(runId, async () => {
+      if (!(await this.store.getRun(runId))) throw new RequestError('run_not_found', `There is no run ${runId}.`);
       for (let attempt = 1; ; attempt++) {
         const state = foldRun(await this.store.events(runId));
-        judgeable(runId, state, claim);
+        check(runId, state, claim);
         const recorder = new RunRecorder(runId, this.store, (event) => this.bus.publish(runId, event), state);
         try {
-          const event = recorder.emit({ type: 'human_verdict', claim, verdict, note, by });
+          const event = recorder.emit({ type, claim, verdict, note, by } as Parameters<RunRecorder['emit']>[0]);
           await recorder.flushed();
-          return event as EventOf<'human_verdict'>;
+          return event as EventOf<T>;
         } catch (error) {
           if (attempt >= MAX_ATTEMPTS) throw error;
         }

@@ -1,5 +1,6 @@
+import { z } from 'zod';
 import { UnfinishedStatus } from '../../lib/events';
-import { NewRun, RunProgress, type RunRow } from '../../lib/run-row';
+import { NewRun, RunProgress, RunRow } from '../../lib/run-row';
 import type { Owner } from './owner';
 
 /** Each field of a run's row and the column that holds it, in every store: the one place the two names meet. */
@@ -28,9 +29,26 @@ export const RUN_COLUMNS = {
   errorCode: 'error_code',
   lastSeq: 'last_seq',
   humanVerdicts: 'human_verdicts',
+  humanReviewers: 'human_reviewers',
   waitingReason: 'waiting_reason',
   waitingMessage: 'waiting_message',
 } as const satisfies Record<keyof RunRow, string>;
+
+/**
+ * A row as a store reads it back: the people who judged the run are a JSON list in a text column (SQLite has no
+ * arrays, and both stores search it the same way, `reviewQueueConditions`).
+ */
+export const StoredRow = RunRow.extend({
+  humanReviewers: z
+    .string()
+    .transform((text) => JSON.parse(text) as unknown)
+    .pipe(RunRow.shape.humanReviewers),
+});
+
+/** A row's (or its progress's) values as its columns hold them: the inverse of `StoredRow`. */
+export function columnValues<T extends { humanReviewers: readonly string[] }>(values: T): Omit<T, 'humanReviewers'> & { humanReviewers: string } {
+  return { ...values, humanReviewers: JSON.stringify(values.humanReviewers) };
+}
 
 /** A whole row, under the row's own field names. */
 export const SELECT_RUN = `SELECT ${Object.entries(RUN_COLUMNS)

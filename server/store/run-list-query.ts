@@ -21,8 +21,21 @@ export function runListQuery(options: ListRunsOptions, dialect: SqlDialect): { s
   if (options.task !== undefined) where.push(`task = ${param(options.task)}`);
   if (options.forkedFrom !== undefined) where.push(`forked_from_run = ${param(options.forkedFrom)}`);
   where.push(...filterConditions(options.filter ?? {}, param, dialect));
+  if (options.reviewQueue) where.push(...reviewQueueConditions(options.reviewQueue, param, dialect));
   const sql = `${SELECT_RUN} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ${param(options.limit)}`;
   return { sql, params };
+}
+
+/** The column of who judged a run is a JSON list (run-columns.ts): its length and its members, in each dialect. */
+function reviewQueueConditions({ person, reviewers }: { person: string; reviewers: number }, param: (value: string | number) => string, dialect: SqlDialect): string[] {
+  if (dialect === 'sqlite') {
+    return [
+      `status = 'completed'`,
+      `json_array_length(human_reviewers) < ${param(reviewers)}`,
+      `NOT EXISTS (SELECT 1 FROM json_each(runs.human_reviewers) WHERE value = ${param(person)})`,
+    ];
+  }
+  return [`status = 'completed'`, `jsonb_array_length(human_reviewers::jsonb) < ${param(reviewers)}`, `NOT (human_reviewers::jsonb ? ${param(person)})`];
 }
 
 function filterConditions(filter: RunFilter, param: (value: string) => string, dialect: SqlDialect): string[] {

@@ -16,6 +16,8 @@ export interface ListRunsOptions {
   filter?: RunFilter;
   /** Only the forks of this run. */
   forkedFrom?: string;
+  /** Only the completed runs still `person`'s to review: fewer than `reviewers` people judged them, and not `person`. */
+  reviewQueue?: { person: string; reviewers: number };
 }
 
 /**

@@ -11,8 +11,8 @@ import { runCli } from '../support/cli';
 import { answer, APP_ROOT, plan, startHarness, type Harness, refusalCode } from '../support/harness';
 
 /**
- * An evaluation case made from a run: proposed from people's verdicts on its
- * claims (or the Checker's, with none), edited, saved into a stored suite
+ * An evaluation case made from a run: proposed from people's settled or
+ * majority verdicts on its claims (or the Checker's, with none), edited, saved into a stored suite
  * that round-trips through the suite schema, exported as a suite file, and
  * run by `npm run eval -- --suite <name>`.
  */
@@ -62,11 +62,21 @@ describe('evaluation cases from runs', () => {
     await h!.runtime.verdicts.record(id, { claim: 2, verdict: 'incorrect' }, 'bo');
     const human = proposeCase(foldRun(await h!.runtime.store.events(id)));
     expect(human.basis).toBe('human');
+    expect(human.people).toEqual({ settled: 0, majority: 2, ties: 0 });
     expect(human.task).toMatchObject({ mustState: [RIGHT], mustNotState: [WRONG] });
 
-    // People who disagree on a claim propose nothing about it.
+    // A tie proposes nothing about its claim; a majority stands for the people.
     await h!.runtime.verdicts.record(id, { claim: 1, verdict: 'incorrect' }, 'bo');
-    expect(proposeCase(foldRun(await h!.runtime.store.events(id))).task).toMatchObject({ mustState: [], mustNotState: [WRONG] });
+    await h!.runtime.verdicts.record(id, { claim: 2, verdict: 'correct' }, 'cy');
+    const tied = proposeCase(foldRun(await h!.runtime.store.events(id)));
+    expect(tied.task).toMatchObject({ mustState: [], mustNotState: [WRONG] });
+    expect(tied.people).toEqual({ settled: 0, majority: 1, ties: 1 });
+
+    // Settled: the settlement stands, whatever the verdicts, and the proposal says so.
+    await h!.runtime.verdicts.settle(id, { claim: 1, verdict: 'correct' }, 'dee');
+    const settled = proposeCase(foldRun(await h!.runtime.store.events(id)));
+    expect(settled.task).toMatchObject({ mustState: [RIGHT], mustNotState: [WRONG] });
+    expect(settled.people).toEqual({ settled: 1, majority: 1, ties: 0 });
   });
 
   it('saves an edited case into a stored suite that round-trips through the suite schema and runs in npm run eval', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunResult, toResult } from '../../lib/result';
+import { peopleAgreement, peopleClaimsOf } from '../../lib/people-agreement';
 import { foldRun } from '../../lib/run-state';
 import { runEventStream } from '../../server/http/run-stream';
 import { isRequestError } from '../../server/errors';
@@ -43,7 +44,7 @@ describe('human verdicts on a finished run', () => {
     expect(run.view.status).toBe('completed');
     expect(run.result.humanVerdicts).toEqual({ current: [], history: [] });
     const before = await h.runtime.store.getRun(run.id);
-    expect(before).toMatchObject({ status: 'completed', humanVerdicts: 0 });
+    expect(before).toMatchObject({ status: 'completed', humanVerdicts: 0, humanReviewers: [] });
 
     const published: string[] = [];
     const unsubscribe = h.runtime.bus.subscribe(run.id, (e) => published.push(e.type));
@@ -101,7 +102,7 @@ describe('human verdicts on a finished run', () => {
     expect(result.review).toEqual(run.result.review);
 
     // The row: same status and outcome, the verdicts counted, in the same commit as each event.
-    expect(await h.runtime.store.getRun(run.id)).toEqual({ ...before, lastSeq: events.length, humanVerdicts: 5 });
+    expect(await h.runtime.store.getRun(run.id)).toEqual({ ...before, lastSeq: events.length, humanVerdicts: 5, humanReviewers: ['ada', 'grace'] });
 
     // A fresh stream of the finished run sends the verdicts after its end, then ends.
     const streamed = await readRunStream(runEventStream(h.runtime, run.id, 0, new AbortController().signal));
@@ -147,5 +148,66 @@ describe('human verdicts on a finished run', () => {
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(foldRun(events).humanVerdicts.current.map((v) => v.by).sort()).toEqual(people);
     expect(await h.runtime.store.getRun(run.id)).toMatchObject({ humanVerdicts: people.length });
+  });
+});
+
+describe('three people on one run', () => {
+  const FOUR_CLAIMS = answer(
+    ['one', 'two', 'three', 'four'].map((n) => ({ text: `Claim ${n} of the endpoint.`, citations: [{ path: 'src/config.ts', startLine: 1, endLine: 1, quote: n }] })),
+  );
+
+  it('keep a verdict each per claim; kappa for each pair and alpha for the group are the hand-worked values; a disputed claim is settled by someone, and the queue hands the run to k people', async () => {
+    h = await startHarness({ planner: [{ content: plan('src/config.ts') }], synthesizer: [{ content: FOUR_CLAIMS }] });
+    const run = await h.run(ENDPOINT_TASK);
+    expect(run.view.check?.claims).toHaveLength(4);
+    const { verdicts, store } = h.runtime;
+    // The worked example of test/unit/lib/people-agreement.test.ts: ada c c i c, bo c i i c, cy c c u -.
+    // Worked by hand there: kappa ada-bo 1/2, ada-cy 2/5, bo-cy 1/7; alpha 11/31.
+    const given: [string, number, 'correct' | 'incorrect' | 'unsure'][] = [
+      ['ada', 1, 'correct'], ['bo', 1, 'correct'], ['cy', 1, 'correct'],
+      ['ada', 2, 'correct'], ['bo', 2, 'incorrect'], ['cy', 2, 'correct'],
+      ['ada', 3, 'incorrect'], ['bo', 3, 'incorrect'], ['cy', 3, 'correct'],
+      ['ada', 4, 'correct'], ['bo', 4, 'correct'],
+    ];
+    for (const [by, claim, verdict] of given) await verdicts.record(run.id, { claim, verdict }, by);
+    // cy changes their mind on claim 3: theirs is replaced, nobody else's.
+    await verdicts.record(run.id, { claim: 3, verdict: 'unsure' }, 'cy');
+
+    const view = foldRun(await store.events(run.id));
+    expect(view.humanVerdicts.current.filter((v) => v.claim === 3).map((v) => [v.by, v.verdict])).toEqual([
+      ['ada', 'incorrect'],
+      ['bo', 'incorrect'],
+      ['cy', 'unsure'],
+    ]);
+    const agreement = peopleAgreement(peopleClaimsOf(run.id, view));
+    expect(agreement.claims).toBe(4);
+    const kappa = Object.fromEntries(agreement.pairs.map((p) => [p.people.join('-'), p.kappa.value]));
+    expect(Object.keys(kappa)).toEqual(['ada-bo', 'ada-cy', 'bo-cy']);
+    expect(kappa['ada-bo']).toBeCloseTo(1 / 2, 12);
+    expect(kappa['ada-cy']).toBeCloseTo(2 / 5, 12);
+    expect(kappa['bo-cy']).toBeCloseTo(1 / 7, 12);
+    expect(agreement.alpha.value).toBeCloseTo(11 / 31, 12);
+    expect(agreement.disagreements.map((d) => d.claim)).toEqual([2, 3]);
+    expect(await store.getRun(run.id)).toMatchObject({ humanVerdicts: 12, humanReviewers: ['ada', 'bo', 'cy'] });
+
+    // Settling: refused where nobody disagrees, recorded with who settled it where people do.
+    expect(await refusal(verdicts.settle(run.id, { claim: 1, verdict: 'incorrect' }, 'dee'))).toMatchObject({ code: 'claim_not_disputed' });
+    const settled = await verdicts.settle(run.id, { claim: 2, verdict: 'incorrect', note: 'The file has no such line.' }, 'dee');
+    expect(settled).toMatchObject({ type: 'verdict_settled', claim: 2, verdict: 'incorrect', by: 'dee' });
+    const after = foldRun(await store.events(run.id));
+    expect(toResult(run.id, after).humanVerdicts.settled).toEqual([expect.objectContaining({ claim: 2, verdict: 'incorrect', by: 'dee', note: 'The file has no such line.' })]);
+    expect(peopleAgreement(peopleClaimsOf(run.id, after)).disagreements.map((d) => [d.claim, d.standing])).toEqual([
+      [3, { basis: 'majority', verdict: 'incorrect' }],
+      [2, { basis: 'settled', verdict: 'incorrect', by: 'dee' }],
+    ]);
+    // A settlement is nobody's verdict: the people's own stand as given, and the settler is no reviewer of the run.
+    expect(after.humanVerdicts.current).toHaveLength(11);
+    expect(await store.getRun(run.id)).toMatchObject({ humanReviewers: ['ada', 'bo', 'cy'] });
+
+    // The queue: a run is someone's to review while fewer than k people judged it, and never again once they have.
+    const queue = async (person: string, reviewers: number) => (await store.listRuns({ limit: 10, reviewQueue: { person, reviewers } })).map((r) => r.id);
+    expect(await queue('dee', 3)).toEqual([]);
+    expect(await queue('dee', 4)).toEqual([run.id]);
+    expect(await queue('ada', 4)).toEqual([]);
   });
 });

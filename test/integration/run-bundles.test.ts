@@ -141,7 +141,7 @@ function asBundled(view: RunState): RunState {
     imported: null,
     forkedFrom: view.imported?.claimedForkedFrom ?? view.forkedFrom,
     lastSeq: view.lastSeq - 1,
-    humanVerdicts: { current: view.humanVerdicts.current.map(unmark), history: view.humanVerdicts.history.map(unmark) },
+    humanVerdicts: { current: view.humanVerdicts.current.map(unmark), history: view.humanVerdicts.history.map(unmark), settled: view.humanVerdicts.settled.map(unmark) },
     rounds: view.rounds.map((r) => (r.approval?.decision ? { ...r, approval: { ...r.approval, decision: unmark(r.approval.decision) } } : r)),
   };
 }
@@ -423,7 +423,7 @@ describe.each<StoreKind>(['sqlite', 'postgresql'])('a bundle is untrusted input,
       ['ana', 'correct', true],
       ['ana', 'incorrect', false],
     ]);
-    expect(judgedClaimsOf(id, judged).map((c) => [c.by, c.human])).toEqual([['ana', 'incorrect']]);
+    expect(judgedClaimsOf(id, judged).map((c) => [c.human, c.settledBy])).toEqual([['incorrect', null]]);
     expect((await target.runs.getRun(id))!.humanVerdicts).toBe(1);
 
     // Exported again and imported elsewhere: every verdict so far is a claim there, the lineage still a claim.

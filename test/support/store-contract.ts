@@ -210,6 +210,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
           errorCode: null,
           lastSeq: 0,
           humanVerdicts: 0,
+          humanReviewers: [],
           forkedFromRun: null,
           forkedFromRound: null,
           evalId: null,
@@ -416,7 +417,15 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         expect(await ids({ error: 'timeout' })).toEqual([]);
         expect(await ids({ review: 'judged' })).toEqual(['judged']);
         expect(await ids({ review: 'needs_review' })).toEqual(['unjudged']);
-        expect(await runs.getRun('judged')).toMatchObject({ status: 'completed', humanVerdicts: 1 });
+        expect(await runs.getRun('judged')).toMatchObject({ status: 'completed', humanVerdicts: 1, humanReviewers: ['ada'] });
+        // The review queue: completed runs fewer than k people judged, and not the person asking; names matched whole.
+        const queue = (person: string, reviewers: number) => ids({}, { reviewQueue: { person, reviewers } });
+        expect(await queue('ada', 1)).toEqual(['unjudged']);
+        expect(await queue('ada', 2)).toEqual(['unjudged']);
+        expect(await queue('bo', 1)).toEqual(['unjudged']);
+        expect(await queue('bo', 2)).toEqual(['unjudged', 'judged']);
+        expect(await queue('ad', 2)).toEqual(['unjudged', 'judged']);
+        expect(await ids({ model: 'qwen3:8b', q: 'endpoint' }, { reviewQueue: { person: 'bo', reviewers: 2 } })).toEqual(['judged']);
         // Task words: a substring, the case of every letter ignored; %, _ and \ are themselves, not patterns.
         expect(await ids({ q: 'endpoint' })).toEqual(['judged']);
         expect(await ids({ q: 'übersetzung' })).toEqual(['cancelled']);

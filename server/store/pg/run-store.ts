@@ -4,7 +4,7 @@ import type { RunState } from '../../../lib/run-state';
 import type { PendingArtifact } from '../artifact';
 import { headText, lastByName, toArtifact, toPendingArtifact, type StoredArtifact } from '../artifact-rows';
 import { RunAppendBatches } from '../commit-order';
-import { NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN, UNFINISHED } from '../run-columns';
+import { columnValues, NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN, StoredRow, UNFINISHED } from '../run-columns';
 import { runListQuery } from '../run-list-query';
 import type { Owner } from '../owner';
 import type { ReplayWithArtifacts } from '../replay-store';
@@ -79,7 +79,7 @@ export class PgRunStore implements RunStore {
   }
 
   private async commitBatch(runId: string, appends: readonly Append[]): Promise<void> {
-    const progress = runProgressOf(appends[appends.length - 1]!.state);
+    const progress = columnValues(runProgressOf(appends[appends.length - 1]!.state));
     const written = lastByName(appends.flatMap((a) => a.artifacts));
     const values: unknown[] = [
       runId,
@@ -98,12 +98,12 @@ export class PgRunStore implements RunStore {
 
   async getRun(id: string): Promise<RunRow | null> {
     const [row] = await this.db.query(`${SELECT_RUN} WHERE id = $1`, [id]);
-    return row === undefined ? null : RunRow.parse(row);
+    return row === undefined ? null : StoredRow.parse(row);
   }
 
   async listRuns(options: ListRunsOptions): Promise<RunRow[]> {
     const { sql, params } = runListQuery(options, 'postgres');
-    return (await this.db.query(sql, params)).map((row) => RunRow.parse(row));
+    return (await this.db.query(sql, params)).map((row) => StoredRow.parse(row));
   }
 
   async runModels(): Promise<string[]> {
@@ -112,7 +112,7 @@ export class PgRunStore implements RunStore {
   }
 
   async unfinishedRuns(): Promise<RunRow[]> {
-    return (await this.db.query(`${SELECT_RUN} WHERE status IN (${UNFINISHED})`)).map((row) => RunRow.parse(row));
+    return (await this.db.query(`${SELECT_RUN} WHERE status IN (${UNFINISHED})`)).map((row) => StoredRow.parse(row));
   }
 
   async claimRun(id: string, from: Owner, to: Owner): Promise<boolean> {
@@ -150,7 +150,8 @@ export class PgRunStore implements RunStore {
   async importRun(row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[], replays: readonly ReplayWithArtifacts[] = []): Promise<void> {
     const parsed = RunRow.parse(row);
     await this.db.transaction(async (client) => {
-      await client.query(INSERT_ROW, ROW_FIELDS.map((f) => parsed[f]));
+      const values = columnValues(parsed);
+      await client.query(INSERT_ROW, ROW_FIELDS.map((f) => values[f]));
       for (const a of lastByName(artifacts)) {
         await client.query('INSERT INTO artifacts (run_id, name, media_type, bytes, sha256, content) VALUES ($1, $2, $3, $4, $5, $6)', [
           parsed.id,

@@ -152,8 +152,19 @@ const MIGRATIONS: string[] = [
   // rest in a busy store, so a partial index); null for runs started on their own, and for runs stored before.
   `ALTER TABLE runs ADD COLUMN eval_id TEXT;
    CREATE INDEX runs_of_evals ON runs (created_at DESC, id DESC) WHERE eval_id IS NOT NULL;`,
+  // Who of this planscope has judged each run, each once (a JSON list kept with the row, as the rest of its
+  // fold): the review queue hands a run to PLANSCOPE_REVIEWERS_PER_RUN people. Filled from the verdicts stored
+  // before, those after the run's last import (a bundle's are its claims).
+  `ALTER TABLE runs ADD COLUMN human_reviewers TEXT NOT NULL DEFAULT '[]';
+   UPDATE runs SET human_reviewers = (
+     SELECT json_group_array(person) FROM (
+       SELECT json_extract(e.body, '$.by') AS person, MIN(e.seq) AS first FROM events e
+       WHERE e.run_id = runs.id AND e.type = 'human_verdict'
+         AND e.seq > COALESCE((SELECT MAX(i.seq) FROM events i WHERE i.run_id = runs.id AND i.type = 'run_imported'), 0)
+       GROUP BY person ORDER BY first
+     )
+   ) WHERE human_verdicts > 0;`,
 ];
-
 /**
  * The store holds every file a run observed and every prompt: only its owner may read it. A data directory made
  * here is 0700; the database is created 0600 (SQLite gives its -wal and -shm files the database's own mode), and

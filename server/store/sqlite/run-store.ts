@@ -5,7 +5,7 @@ import { NewRun, RunRow, runProgressOf, type NewRunInput } from '../../../lib/ru
 import type { RunState } from '../../../lib/run-state';
 import type { PendingArtifact } from '../artifact';
 import { headText, toArtifact, toPendingArtifact, type StoredArtifact } from '../artifact-rows';
-import { NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN, UNFINISHED } from '../run-columns';
+import { columnValues, NEW_RUN_FIELDS, PROGRESS_FIELDS, ROW_FIELDS, RUN_COLUMNS, SELECT_RUN, StoredRow, UNFINISHED } from '../run-columns';
 import { runListQuery } from '../run-list-query';
 import type { Owner } from '../owner';
 import type { ReplayWithArtifacts } from '../replay-store';
@@ -15,7 +15,7 @@ import { RunAppendBatches } from '../commit-order';
 import { replayInserts } from './replay-store';
 
 /** A row as SQLite gives it back (under the row's own field names): a boolean is stored as 0 or 1. */
-const StoredRunRow = RunRow.extend({ baseline: z.union([z.literal(0), z.literal(1)]).transform((stored) => stored === 1) });
+const StoredRunRow = StoredRow.extend({ baseline: z.union([z.literal(0), z.literal(1)]).transform((stored) => stored === 1) });
 
 const INSERT_RUN = `INSERT INTO runs (${NEW_RUN_FIELDS.map((f) => RUN_COLUMNS[f]).join(', ')}, status)
   VALUES (${NEW_RUN_FIELDS.map((f) => `@${f}`).join(', ')}, 'queued')`;
@@ -56,13 +56,13 @@ export class SqliteRunStore implements RunStore {
         this.insertEvent.run(runId, event.seq, event.at, event.type, JSON.stringify(event));
       }
       // The row is the fold after the batch's last event: one update, not one per event.
-      this.updateProgress.run({ ...runProgressOf(appends[appends.length - 1]!.state), runId });
+      this.updateProgress.run({ ...columnValues(runProgressOf(appends[appends.length - 1]!.state)), runId });
     });
     const insertRow = db.prepare(INSERT_ROW);
     const insertReplay = replayInserts(db);
     this.importTransaction = db.transaction(
       (row: RunRow, events: readonly RunEvent[], artifacts: readonly PendingArtifact[], replays: readonly ReplayWithArtifacts[]) => {
-        insertRow.run({ ...row, baseline: row.baseline ? 1 : 0 });
+        insertRow.run({ ...columnValues(row), baseline: row.baseline ? 1 : 0 });
         for (const a of artifacts) this.insertArtifact.run(row.id, a.name, a.mediaType, a.buffer.length, a.sha256, a.buffer);
         for (const e of events) this.insertEvent.run(row.id, e.seq, e.at, e.type, JSON.stringify(e));
         for (const r of replays) insertReplay(r.record, r.artifacts);

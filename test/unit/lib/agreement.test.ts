@@ -4,11 +4,11 @@ import type { CheckedClaim } from '../../../lib/checker';
 import { addHumanVerdict, noHumanVerdicts, type HumanVerdictEntry } from '../../../lib/human-verdict';
 import { emptyRun, type RunState } from '../../../lib/run-state';
 
-const judged = (human: JudgedClaim['human'], checker: JudgedClaim['checker'], reviewer: JudgedClaim['reviewer'] = 'supported', model = 'qwen3:8b', by = 'ada'): JudgedClaim => ({
+const judged = (human: JudgedClaim['human'], checker: JudgedClaim['checker'], reviewer: JudgedClaim['reviewer'] = 'supported', model = 'qwen3:8b', settledBy: string | null = null): JudgedClaim => ({
   runId: 'r',
   model,
   claim: 1,
-  by,
+  settledBy,
   human,
   checker,
   reviewer,
@@ -20,7 +20,7 @@ describe('agreement of the automated judges with people', () => {
     expect(models).toEqual([]);
     expect(all!.model).toBeNull();
     expect(all!.checker.total).toBe(0);
-    expect(all!.checker.table.supported).toEqual({ correct: 0, incorrect: 0, unsure: 0 });
+    expect(all!.checker.table.supported).toEqual({ correct: 0, incorrect: 0, unsure: 0, tie: 0 });
     expect(all!.checker).toMatchObject({ precision: null, recall: null, kappa: { value: null, reason: 'no claims both judged' } });
     expect(all!.reviewer).toMatchObject({ precision: null, recall: null, kappa: { value: null } });
   });
@@ -45,10 +45,10 @@ describe('agreement of the automated judges with people', () => {
 
     expect(all!.checker.total).toBe(9);
     expect(all!.checker.table).toEqual({
-      supported: { correct: 3, incorrect: 1, unsure: 0 },
-      plan_as_fact: { correct: 0, incorrect: 1, unsure: 0 },
-      unsupported: { correct: 0, incorrect: 1, unsure: 0 },
-      'mis-cited': { correct: 1, incorrect: 1, unsure: 1 },
+      supported: { correct: 3, incorrect: 1, unsure: 0, tie: 0 },
+      plan_as_fact: { correct: 0, incorrect: 1, unsure: 0, tie: 0 },
+      unsupported: { correct: 0, incorrect: 1, unsure: 0, tie: 0 },
+      'mis-cited': { correct: 1, incorrect: 1, unsure: 1, tie: 0 },
     });
     expect(all!.checker.counts).toEqual({ tp: 3, fp: 1, fn: 1, tn: 3 });
     expect(all!.checker.precision).toBe(0.75);
@@ -57,7 +57,7 @@ describe('agreement of the automated judges with people', () => {
     expect(all!.checker.kappa).toEqual({ value: 0.5, reason: null });
 
     // The Reviewer: a claim it did not review is in its table and out of its counts.
-    expect(all!.reviewer.table.not_reviewed).toEqual({ correct: 0, incorrect: 1, unsure: 0 });
+    expect(all!.reviewer.table.not_reviewed).toEqual({ correct: 0, incorrect: 1, unsure: 0, tie: 0 });
     expect(all!.reviewer.counts).toEqual({ tp: 2, fp: 1, fn: 1, tn: 3 });
     expect(all!.reviewer.precision).toBeCloseTo(2 / 3);
     expect(all!.reviewer.recall).toBeCloseTo(2 / 3);
@@ -98,8 +98,8 @@ describe('agreement of the automated judges with people', () => {
       humanVerdicts: verdicts,
     };
     expect(judgedClaimsOf('r1', view)).toEqual([
-      { runId: 'r1', model: 'qwen3:8b', claim: 1, by: 'ada', human: 'correct', checker: 'plan_as_fact', reviewer: 'plan_as_fact' },
-      { runId: 'r1', model: 'qwen3:8b', claim: 2, by: 'grace', human: 'incorrect', checker: 'mis-cited', reviewer: 'not_reviewed' },
+      { runId: 'r1', model: 'qwen3:8b', claim: 1, human: 'correct', settledBy: null, checker: 'plan_as_fact', reviewer: 'plan_as_fact' },
+      { runId: 'r1', model: 'qwen3:8b', claim: 2, human: 'incorrect', settledBy: null, checker: 'mis-cited', reviewer: 'not_reviewed' },
     ]);
   });
 });

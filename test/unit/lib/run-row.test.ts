@@ -46,6 +46,7 @@ const ROW: RunRow = {
   errorCode: null,
   lastSeq: 7,
   humanVerdicts: 0,
+  humanReviewers: [],
   waitingReason: 'host_busy',
   waitingMessage: 'Ollama at http://127.0.0.1:11434 is busy: 2 calls ahead.',
 };
@@ -70,11 +71,12 @@ describe('runProgressOf: the row is a cache of the fold', () => {
       errorCode: 'max_rounds_exceeded',
       lastSeq: events.length,
       humanVerdicts: 0,
+      humanReviewers: [],
       waitingReason: null,
       waitingMessage: null,
     });
     expect(runProgressOf(emptyRun)).toEqual({
-      status: 'queued', attempts: 0, finishedAt: null, promptTokens: 0, evalTokens: 0, errorCode: null, lastSeq: 0, humanVerdicts: 0, waitingReason: null, waitingMessage: null,
+      status: 'queued', attempts: 0, finishedAt: null, promptTokens: 0, evalTokens: 0, errorCode: null, lastSeq: 0, humanVerdicts: 0, humanReviewers: [], waitingReason: null, waitingMessage: null,
     });
   });
 

@@ -1,21 +1,9 @@
-import type { HumanVerdictResponse } from '@/lib/api';
-import { requestIdentity } from '@/server/http/identity';
-import { handle, readJsonBody } from '@/server/http/respond';
-import { getRuntime } from '@/server/runtime';
+import { recordVerdictRoute } from '@/server/http/verdict-route';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-const MAX_BODY_BYTES = 16 * 1024;
-
 /** A person's verdict on a claim of a finished run's answer, or on the whole answer; who gives it is the name of the token that sent it, or `local`. */
 export function POST(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  return handle(async () => {
-    const { id } = await params;
-    const { verdicts } = getRuntime();
-    const body = await readJsonBody(request, MAX_BODY_BYTES);
-    const event = await verdicts.record(id, body, (await requestIdentity()).person);
-    const answer: HumanVerdictResponse = { event };
-    return Response.json(answer, { status: 201 });
-  });
+  return recordVerdictRoute(request, params, (verdicts, id, body, person) => verdicts.record(id, body, person));
 }
