@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorInfo } from './codes';
-import { eventSchema, RunEvent, type EventOf, type Rejection } from './events';
+import { eventSchema, RunEvent, type Rejection } from './events';
 import { RunResult } from './result';
 import { EvalSummary } from './eval';
 import { ModelFacts, ReadinessProblem } from './ollama-readiness';
