@@ -140,6 +140,10 @@ export const RequestErrorCode = z.enum([
   'token_not_found',
   /** A named token of that name exists already. */
   'token_name_taken',
+  /** The trusted proxy's user header (PLANSCOPE_PROXY_USER_HEADER) on a request that did not come from one of PLANSCOPE_TRUSTED_PROXIES. */
+  'proxy_untrusted',
+  /** The trusted proxy sent a user header holding no usable name (empty, too long, control characters). */
+  'proxy_identity_invalid',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

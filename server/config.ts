@@ -7,6 +7,8 @@ import { LOCAL_PERSON, MAX_PERSON_CHARS } from '../lib/person';
 import { maskHost } from '../lib/mask';
 import { EMBEDDED_PREFIX, OLLAMA_PREFIX, OPENAI_SERVER_NAME } from '../lib/model-ref';
 import { buildPathPolicy, type PathPolicy } from '../lib/policy';
+import { Role } from '../lib/roles';
+import { trustedProxySettings, type TrustedProxySettings } from './http/trusted-proxy';
 import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './mcp/servers-config';
 import { OtelEnv, telemetrySettings, TelemetrySettingsError, type TelemetrySettings } from './telemetry/settings';
 import { PlanscopeError } from './errors';
@@ -66,6 +68,13 @@ const Env = z.object({
   PLANSCOPE_READ_TOKEN: z.string().trim().min(8, 'PLANSCOPE_READ_TOKEN must be at least 8 characters').optional(),
   /** Who a request carrying the token acts as, in the verdicts people give and the decisions on plans. */
   PLANSCOPE_TOKEN_NAME: z.string().trim().min(1).max(MAX_PERSON_CHARS).default('token'),
+  /** Single sign-on behind an authenticating proxy (server/http/trusted-proxy.ts): the proxies' addresses or blocks, comma-separated. */
+  PLANSCOPE_TRUSTED_PROXIES: z.string().trim().min(1).optional(),
+  PLANSCOPE_PROXY_USER_HEADER: z.string().trim().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a header name').default('X-Forwarded-User'),
+  PLANSCOPE_PROXY_GROUPS_HEADER: z.string().trim().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a header name').optional(),
+  /** `group=role,...`: the role each group of the proxy's gives. */
+  PLANSCOPE_PROXY_GROUP_ROLES: z.string().trim().min(1).optional(),
+  PLANSCOPE_PROXY_DEFAULT_ROLE: Role.default('viewer'),
   /** How long a run started with approval waits for a decision on a plan before it fails `approval_timeout`. */
   PLANSCOPE_APPROVAL_TIMEOUT_MS: int(1, 30 * 24 * 3600 * 1000, 24 * 3600 * 1000),
   PLANSCOPE_MAX_ROUNDS: int(1, 10, 2),
@@ -192,6 +201,8 @@ export interface Config {
   readToken: string | null;
   /** Who a request acts as (a person's verdicts and decisions on plans say it): the token's name, or `local` when the server needs no token. */
   person: string;
+  /** The authenticating proxy whose user header names the person (PLANSCOPE_TRUSTED_PROXIES and its kin); null when unset. */
+  trustedProxy: TrustedProxySettings | null;
   /** How long a run started with approval waits for each decision (`PLANSCOPE_APPROVAL_TIMEOUT_MS`); its run time limit stands still meanwhile. */
   approvalTimeoutMs: number;
   /** Every run's limits but those that depend on the run (`runLimits`); a run's request may set its own `maxRounds`. */
@@ -366,6 +377,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     token: e.PLANSCOPE_TOKEN ?? null,
     readToken: e.PLANSCOPE_READ_TOKEN ?? null,
     person: e.PLANSCOPE_TOKEN === undefined ? LOCAL_PERSON : e.PLANSCOPE_TOKEN_NAME,
+    trustedProxy: trustedProxySettings(e, (message) => {
+      throw new ConfigError(`Invalid configuration: ${message}`);
+    }),
     approvalTimeoutMs: e.PLANSCOPE_APPROVAL_TIMEOUT_MS,
     limits: {
       maxRounds: e.PLANSCOPE_MAX_ROUNDS,

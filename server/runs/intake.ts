@@ -55,7 +55,7 @@ export class RunIntake {
   constructor(private readonly parts: IntakeParts) {}
 
   /** The run created (see `RunRegistry.create`), still held by this process, and the model as its readiness check found it. */
-  async createHeld(input: unknown): Promise<{ id: string; model: Model }> {
+  async createHeld(input: unknown, by?: string): Promise<{ id: string; model: Model }> {
     const { config, store, hosts } = this.parts;
     const request = this.parseRequest(input);
     const setup = request.fork ? await this.forkSetup(request, request.fork) : this.newRunSetup(request);
@@ -105,6 +105,7 @@ export class RunIntake {
       ...(traceparent !== undefined && { traceparent }),
       ...(setup.forkedFrom && { forkedFrom: setup.forkedFrom }),
       ...(begin.start && { begin: recordedBegin(begin.start) }),
+      ...(by !== undefined && { by }),
     });
     if (setup.carried) {
       // The fork keeps its own copy of each observation it starts with: its log and artifacts stand alone.

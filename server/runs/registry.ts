@@ -81,15 +81,15 @@ export class RunRegistry {
   /**
    * Creates a run and runs it: in this process (`create`, then `runStored`
    * as its first attempt), or, with the run queue, by a worker that serves
-   * it (`create`, then sent to the queue).
+   * it (`create`, then sent to the queue). `by` is who started it, as `run_created` records it.
    */
-  async start(input: unknown): Promise<{ id: string }> {
+  async start(input: unknown, by?: string): Promise<{ id: string }> {
     if (this.queued) {
-      const { id } = await this.create(input);
+      const { id } = await this.create(input, by);
       await this.queued.send(id);
       return { id };
     }
-    const { id, model } = await this.intake.createHeld(input);
+    const { id, model } = await this.intake.createHeld(input, by);
     return this.runHere(id, { attempt: 1, maxAttempts: 1, from: null }, model);
   }
 
@@ -99,8 +99,8 @@ export class RunRegistry {
    * begins) and a fork's `work_carried` recorded, so that any process can
    * run it from its log alone (`runStored`).
    */
-  async create(input: unknown): Promise<{ id: string }> {
-    const { id } = await this.intake.createHeld(input);
+  async create(input: unknown, by?: string): Promise<{ id: string }> {
+    const { id } = await this.intake.createHeld(input, by);
     releaseHere('run', id);
     return { id };
   }

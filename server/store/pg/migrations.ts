@@ -163,6 +163,21 @@ export const MIGRATIONS: readonly string[] = [
      created_at BIGINT NOT NULL,
      last_used_at BIGINT
    );`,
+  // The audit trail: who did what and when (lib/audit.ts); only ever added to. Its filters each have an index.
+  `CREATE TABLE audit (
+     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     at BIGINT NOT NULL,
+     person TEXT COLLATE "C" NOT NULL,
+     action TEXT COLLATE "C" NOT NULL,
+     run_id TEXT COLLATE "C",
+     subject TEXT,
+     detail TEXT,
+     imported BOOLEAN NOT NULL DEFAULT false
+   );
+   CREATE INDEX audit_person ON audit (person, id);
+   CREATE INDEX audit_action ON audit (action, id);
+   CREATE INDEX audit_run ON audit (run_id, id) WHERE run_id IS NOT NULL;
+   CREATE INDEX audit_at ON audit (at);`,
 ];
 
 /** An arbitrary key that only planscope's migrations lock. */

@@ -1,3 +1,4 @@
+import { signAction } from '@/server/http/audit-trail';
 import { handle } from '@/server/http/respond';
 import { RequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
@@ -15,6 +16,7 @@ export function POST(_request: Request, { params }: { params: Promise<{ id: stri
     if (!(await registry.cancelElsewhere(id))) {
       throw new RequestError('not_running', `Run ${id} is ${row.status}; only a queued, running or waiting run can be cancelled.`);
     }
+    await signAction('run_cancelled', { runId: id });
     return Response.json({ id, cancelling: true }, { status: 202 });
   });
 }

@@ -1,4 +1,5 @@
 import type { HumanVerdictResponse } from '@/lib/api';
+import { signAction } from '@/server/http/audit-trail';
 import { requestIdentity } from '@/server/http/identity';
 import { handle, readJsonBody } from '@/server/http/respond';
 import { getRuntime } from '@/server/runtime';
@@ -15,6 +16,7 @@ export function POST(request: Request, { params }: { params: Promise<{ id: strin
     const { verdicts } = getRuntime();
     const body = await readJsonBody(request, MAX_BODY_BYTES);
     const event = await verdicts.record(id, body, (await requestIdentity()).person);
+    await signAction('verdict_given', { runId: id, subject: event.claim === null ? 'the answer' : `claim ${event.claim}`, detail: event.verdict });
     const answer: HumanVerdictResponse = { event };
     return Response.json(answer, { status: 201 });
   });
