@@ -20,6 +20,7 @@ const RANK = (role: Role) => ROLES.indexOf(role);
 /** Each route's methods and the least role each needs; the test below fails for a route file not listed here. */
 const ROUTES: { route: string; method: string; role: Role; body?: string }[] = [
   { route: '/api/health', method: 'GET', role: 'viewer' },
+  { route: '/api/audit', method: 'GET', role: 'operator' },
   { route: '/api/metrics', method: 'GET', role: 'viewer' },
   { route: '/api/mcp', method: 'GET', role: 'viewer' },
   { route: '/api/workers', method: 'GET', role: 'viewer' },
@@ -123,8 +124,8 @@ test.describe('roles', () => {
       expect([401, 403], `${method} ${route} with PLANSCOPE_TOKEN`).not.toContain(full.status);
       await full.body?.cancel();
       const read = await call(method, address, READ_TOKEN, body);
-      if (method === 'GET') expect([401, 403]).not.toContain(read.status);
-      else expect(((await read.json()) as { error: { code: string } }).error.code).toBe('read_only');
+      if (needed === 'viewer') expect([401, 403]).not.toContain(read.status);
+      else expect(((await read.json()) as { error: { code: string } }).error.code).toBe(method === 'GET' ? 'role_forbidden' : 'read_only');
       await read.body?.cancel().catch(() => {});
     }
   });

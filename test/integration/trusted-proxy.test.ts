@@ -73,7 +73,8 @@ describe('the trusted proxy', () => {
   });
 
   it('refuses the header from any other address, whatever the request claims of where it came from', async () => {
-    for (const claims of [{}, { 'X-Forwarded-For': PROXY }, { [PEER_HEADER]: `0123456789abcdef0123456789abcdef ${PROXY}` }]) {
+    const claimed: Record<string, string>[] = [{}, { 'X-Forwarded-For': PROXY }, { [PEER_HEADER]: `0123456789abcdef0123456789abcdef ${PROXY}` }];
+    for (const claims of claimed) {
       const answer = await send(STRANGER, 'GET', '/api/runs', { 'X-Forwarded-User': 'ana', ...claims });
       expect(answer, JSON.stringify(claims)).toMatchObject({ status: 403, body: { error: { code: 'proxy_untrusted', message: expect.stringContaining(STRANGER) } } });
     }
