@@ -93,7 +93,8 @@ for (const kind of ['sqlite', 'postgresql'] as const) {
         { person: 'local', action: 'token_revoked', subject: 'cy', detail: 'reviewer', runId: null },
         { person: 'dee', action: 'token_created', subject: 'cy', detail: 'reviewer', runId: null },
       ]);
-    });
+      // Two CLI processes, each starting tsx: on a loaded machine one takes 10 to 20 s.
+    }, 120_000);
   });
 }
 
