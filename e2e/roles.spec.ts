@@ -192,7 +192,7 @@ test.describe('roles', () => {
     await expect(page.getByTestId('identity')).toHaveText('operator-person · operator');
   });
 
-  test('what a role may not do is not offered: a viewer is shown no start form, import, fork, cancel or verdict; an admin all of them', async ({ page }) => {
+  test('what a role may not do is not offered: a viewer is shown no start form, import, fork, cancel, verdict or rerun on the compare page; an admin all of them', async ({ page }) => {
     await page.goto(`${server.url}/?token=${secrets.viewer}`);
     await expect(page.getByTestId('identity')).toHaveText('viewer-person · viewer');
     await expect(page.getByTestId('start-not-offered')).toBeVisible();
@@ -205,11 +205,16 @@ test.describe('roles', () => {
     await expect(page.getByTestId('human-verdicts').first()).toContainText('verdicts need the reviewer role');
     await expect(page.getByTestId('give-verdict')).toHaveCount(0);
     await expect(page.getByRole('button', { name: /^Fork from here/ })).toHaveCount(0);
+    await page.goto(`${server.url}/compare?a=${finishedRun}`);
+    await expect(page.getByTestId('rerun-not-offered')).toBeVisible();
+    await expect(page.getByTestId('rerun-submit')).toHaveCount(0);
 
     await page.goto(`${server.url}/runs/${finishedRun}?token=${TOKEN}`);
     await expect(page.getByTestId('identity')).toHaveText('token · admin');
     await expect(page.getByTestId('give-verdict').first()).toBeVisible();
     await expect(page.getByRole('button', { name: /^Fork from here/ }).first()).toBeVisible();
+    await page.goto(`${server.url}/compare?a=${finishedRun}`);
+    await expect(page.getByTestId('rerun-submit')).toBeVisible();
     await page.goto(`${server.url}/runs`);
     await expect(page.getByTestId('import-bundle')).toHaveCount(1);
     await page.goto(`${server.url}/`);

@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import type { ReactNode } from 'react';
 import { AUDIT_QUERY_KEYS, AuditAction, type AuditEntry, type AuditQuery } from '@/lib/audit';
 import { formatTimestamp, isoOf } from '../format';
 
@@ -43,16 +44,10 @@ export function AuditView({ entries, query, nextCursor, error }: { entries: Audi
         </p>
       </div>
       <form method="get" className="flex flex-wrap items-end gap-2" aria-label="Audit filters">
-        <div>
-          <label htmlFor="audit-person" className="label">
-            Person
-          </label>
+        <FilterField id="audit-person" label="Person">
           <input id="audit-person" name="person" data-testid="audit-person" className="field py-1 text-xs" defaultValue={query.person ?? ''} />
-        </div>
-        <div>
-          <label htmlFor="audit-action" className="label">
-            Action
-          </label>
+        </FilterField>
+        <FilterField id="audit-action" label="Action">
           <select id="audit-action" name="action" data-testid="audit-action" className="field py-1 text-xs" defaultValue={query.action ?? ''}>
             <option value="">any</option>
             {AuditAction.options.map((action) => (
@@ -61,25 +56,16 @@ export function AuditView({ entries, query, nextCursor, error }: { entries: Audi
               </option>
             ))}
           </select>
-        </div>
-        <div>
-          <label htmlFor="audit-run" className="label">
-            Run
-          </label>
+        </FilterField>
+        <FilterField id="audit-run" label="Run">
           <input id="audit-run" name="run" className="field py-1 font-mono text-xs" defaultValue={query.run ?? ''} />
-        </div>
-        <div>
-          <label htmlFor="audit-since" className="label">
-            From (UTC)
-          </label>
+        </FilterField>
+        <FilterField id="audit-since" label="From (UTC)">
           <input id="audit-since" name="since" type="date" className="field py-1 text-xs" defaultValue={dayOf(query.since)} />
-        </div>
-        <div>
-          <label htmlFor="audit-until" className="label">
-            Before (UTC)
-          </label>
+        </FilterField>
+        <FilterField id="audit-until" label="Before (UTC)">
           <input id="audit-until" name="until" type="date" className="field py-1 text-xs" defaultValue={dayOf(query.until)} />
-        </div>
+        </FilterField>
         <button type="submit" className="btn">
           Filter
         </button>
@@ -139,6 +125,17 @@ export function AuditView({ entries, query, nextCursor, error }: { entries: Audi
           Older entries
         </Link>
       )}
+    </div>
+  );
+}
+
+function FilterField({ id, label, children }: { id: string; label: string; children: ReactNode }) {
+  return (
+    <div>
+      <label htmlFor={id} className="label">
+        {label}
+      </label>
+      {children}
     </div>
   );
 }
