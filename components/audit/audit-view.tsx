@@ -1,7 +1,7 @@
 import Link from 'next/link';
-import type { ReactNode } from 'react';
 import { AUDIT_QUERY_KEYS, AuditAction, type AuditEntry, type AuditQuery } from '@/lib/audit';
 import { formatTimestamp, isoOf } from '../format';
+import { Field } from '../ui/field';
 
 /** What each action is called on the page. */
 const ACTION_WORDS: Record<AuditAction, string> = {
@@ -44,10 +44,10 @@ export function AuditView({ entries, query, nextCursor, error }: { entries: Audi
         </p>
       </div>
       <form method="get" className="flex flex-wrap items-end gap-2" aria-label="Audit filters">
-        <FilterField id="audit-person" label="Person">
+        <Field id="audit-person" label="Person">
           <input id="audit-person" name="person" data-testid="audit-person" className="field py-1 text-xs" defaultValue={query.person ?? ''} />
-        </FilterField>
-        <FilterField id="audit-action" label="Action">
+        </Field>
+        <Field id="audit-action" label="Action">
           <select id="audit-action" name="action" data-testid="audit-action" className="field py-1 text-xs" defaultValue={query.action ?? ''}>
             <option value="">any</option>
             {AuditAction.options.map((action) => (
@@ -56,16 +56,16 @@ export function AuditView({ entries, query, nextCursor, error }: { entries: Audi
               </option>
             ))}
           </select>
-        </FilterField>
-        <FilterField id="audit-run" label="Run">
+        </Field>
+        <Field id="audit-run" label="Run">
           <input id="audit-run" name="run" className="field py-1 font-mono text-xs" defaultValue={query.run ?? ''} />
-        </FilterField>
-        <FilterField id="audit-since" label="From (UTC)">
+        </Field>
+        <Field id="audit-since" label="From (UTC)">
           <input id="audit-since" name="since" type="date" className="field py-1 text-xs" defaultValue={dayOf(query.since)} />
-        </FilterField>
-        <FilterField id="audit-until" label="Before (UTC)">
+        </Field>
+        <Field id="audit-until" label="Before (UTC)">
           <input id="audit-until" name="until" type="date" className="field py-1 text-xs" defaultValue={dayOf(query.until)} />
-        </FilterField>
+        </Field>
         <button type="submit" className="btn">
           Filter
         </button>
@@ -125,17 +125,6 @@ export function AuditView({ entries, query, nextCursor, error }: { entries: Audi
           Older entries
         </Link>
       )}
-    </div>
-  );
-}
-
-function FilterField({ id, label, children }: { id: string; label: string; children: ReactNode }) {
-  return (
-    <div>
-      <label htmlFor={id} className="label">
-        {label}
-      </label>
-      {children}
     </div>
   );
 }

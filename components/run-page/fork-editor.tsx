@@ -8,6 +8,7 @@ import type { PlanRulesInfo } from '@/lib/plan-judgement';
 import type { RoundView, RunState } from '@/lib/run-state';
 import { useHealth } from '../start/use-health';
 import { Drawer } from '../ui/drawer';
+import { Field } from '../ui/field';
 import { Code } from '../ui/panel';
 import { PlanEditor, RejectionItem, useJudgedPlan } from './plan-editor';
 import { useStartFork } from './use-start-fork';
@@ -165,13 +166,3 @@ export function ForkEditor({ runId, view, round, settings, onClose }: { runId: s
   );
 }
 
-function Field({ label, id, children }: { label: string; id: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <label htmlFor={id} className="label">
-        {label}
-      </label>
-      {children}
-    </div>
-  );
-}
