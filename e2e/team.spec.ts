@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runCli, TSX_ENTRY } from '../test/support/cli';
 import { APP_ROOT, startProductionServer, type ServerProcess } from '../test/support/server-process';
+import { axeFindings } from './axe';
 import { GOOD, TASK } from './content';
 import { expect, FAKE_OLLAMA, plan, runIdOf, scriptFake, test } from './fixtures';
 
@@ -96,6 +97,7 @@ test.describe('a team', () => {
       await expect(rows.filter({ hasText: 'started a run' })).toContainText('omar');
       await expect(rows.filter({ hasText: 'decided on a plan' })).toContainText('omar');
       await expect(rows.filter({ hasText: 'decided on a plan' })).toContainText('approve');
+      expect(await axeFindings(omar), 'axe on the audit page').toEqual([]);
       await omar.getByTestId('audit-person').fill('rita');
       await omar.getByRole('button', { name: 'Filter' }).click();
       await expect(omar).toHaveURL(/person=rita/);
