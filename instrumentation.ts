@@ -7,6 +7,9 @@
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
+  // Before the first request: the gate trusts a proxy's user header by the peer address this writes on each request.
+  const { watchPeerAddresses } = await import('./server/http/trusted-proxy');
+  watchPeerAddresses();
   const { startServerRuntime } = await import('./server/runtime');
   await startServerRuntime();
 }

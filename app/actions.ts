@@ -3,6 +3,7 @@
 import type { StartRunOutcome } from '@/lib/api';
 import { RunRequestField } from '@/lib/run-request';
 import { actionOutcome } from '@/server/errors';
+import { signAction } from '@/server/http/audit-trail';
 import { requireRole } from '@/server/http/identity';
 import { getRuntime } from '@/server/runtime';
 
@@ -22,8 +23,9 @@ export async function startRun(formData: FormData): Promise<StartRunOutcome> {
     if (typeof value === 'string' && value.trim() !== '') input[key] = value;
   }
   return actionOutcome('startRun', 'The run could not be started', async () => {
-    await requireRole('operator', 'starting runs');
-    const { id } = await getRuntime().registry.start(input);
+    const { person } = await requireRole('operator', 'starting runs');
+    const { id } = await getRuntime().registry.start(input, { by: person });
+    await signAction('run_started', { runId: id });
     return { ok: true as const, id };
   });
 }

@@ -2,17 +2,18 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import type { Identity } from '@/lib/roles';
+import { mayAct, type Identity, type Role } from '@/lib/roles';
 import { KeyHelp } from './keyboard/key-help';
 import { ThemeToggle } from './theme/theme-toggle';
 
-const NAV = [
+const NAV: { href: string; label: string; active: (p: string) => boolean; needs?: Role }[] = [
   { href: '/', label: 'New run', active: (p: string) => p === '/' },
   { href: '/runs', label: 'Runs', active: (p: string) => p.startsWith('/runs') || p.startsWith('/compare') },
   { href: '/review', label: 'Review', active: (p: string) => p.startsWith('/review') },
   { href: '/evals', label: 'Evaluations', active: (p: string) => p.startsWith('/evals') },
   { href: '/agreement', label: 'Agreement', active: (p: string) => p.startsWith('/agreement') },
   { href: '/workers', label: 'Workers', active: (p: string) => p.startsWith('/workers') },
+  { href: '/audit', label: 'Audit', active: (p: string) => p.startsWith('/audit'), needs: 'operator' },
 ];
 
 /**
@@ -34,7 +35,7 @@ export function SiteHeader({ identity }: { identity: Identity }) {
           planscope
         </Link>
         <nav aria-label="Main" className="flex items-center gap-1 text-sm">
-          {NAV.map((item) => {
+          {NAV.filter((item) => item.needs === undefined || mayAct(identity.role, item.needs)).map((item) => {
             const active = item.active(pathname);
             return (
               <Link
@@ -42,7 +43,8 @@ export function SiteHeader({ identity }: { identity: Identity }) {
                 href={item.href}
                 prefetch={prefetch}
                 aria-current={active ? 'page' : undefined}
-                className={`rounded px-2 py-1 ${
+                // The audit's link is left out at narrow widths (200% zoom), where six would push the page sideways; /audit still opens.
+                className={`rounded px-2 py-1 ${item.needs ? 'hidden md:inline' : ''} ${
                   active
                     ? 'bg-zinc-100 font-medium text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100'
                     : 'text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100'

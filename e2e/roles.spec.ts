@@ -20,6 +20,7 @@ const RANK = (role: Role) => ROLES.indexOf(role);
 /** Each route's methods and the least role each needs; the test below fails for a route file not listed here. */
 const ROUTES: { route: string; method: string; role: Role; body?: string }[] = [
   { route: '/api/health', method: 'GET', role: 'viewer' },
+  { route: '/api/audit', method: 'GET', role: 'operator' },
   { route: '/api/metrics', method: 'GET', role: 'viewer' },
   { route: '/api/mcp', method: 'GET', role: 'viewer' },
   { route: '/api/workers', method: 'GET', role: 'viewer' },
@@ -124,8 +125,8 @@ test.describe('roles', () => {
       expect([401, 403], `${method} ${route} with PLANSCOPE_TOKEN`).not.toContain(full.status);
       await full.body?.cancel();
       const read = await call(method, address, READ_TOKEN, body);
-      if (method === 'GET') expect([401, 403]).not.toContain(read.status);
-      else expect(((await read.json()) as { error: { code: string } }).error.code).toBe('read_only');
+      if (needed === 'viewer') expect([401, 403]).not.toContain(read.status);
+      else expect(((await read.json()) as { error: { code: string } }).error.code).toBe(method === 'GET' ? 'role_forbidden' : 'read_only');
       await read.body?.cancel().catch(() => {});
     }
   });
@@ -192,7 +193,7 @@ test.describe('roles', () => {
     await expect(page.getByTestId('identity')).toHaveText('operator-person · operator');
   });
 
-  test('what a role may not do is not offered: a viewer is shown no start form, import, fork, cancel or verdict; an admin all of them', async ({ page }) => {
+  test('what a role may not do is not offered: a viewer is shown no start form, import, fork, cancel, verdict or rerun on the compare page; an admin all of them', async ({ page }) => {
     await page.goto(`${server.url}/?token=${secrets.viewer}`);
     await expect(page.getByTestId('identity')).toHaveText('viewer-person · viewer');
     await expect(page.getByTestId('start-not-offered')).toBeVisible();
@@ -205,11 +206,16 @@ test.describe('roles', () => {
     await expect(page.getByTestId('human-verdicts').first()).toContainText('verdicts need the reviewer role');
     await expect(page.getByTestId('give-verdict')).toHaveCount(0);
     await expect(page.getByRole('button', { name: /^Fork from here/ })).toHaveCount(0);
+    await page.goto(`${server.url}/compare?a=${finishedRun}`);
+    await expect(page.getByTestId('rerun-not-offered')).toBeVisible();
+    await expect(page.getByTestId('rerun-submit')).toHaveCount(0);
 
     await page.goto(`${server.url}/runs/${finishedRun}?token=${TOKEN}`);
     await expect(page.getByTestId('identity')).toHaveText('token · admin');
     await expect(page.getByTestId('give-verdict').first()).toBeVisible();
     await expect(page.getByRole('button', { name: /^Fork from here/ }).first()).toBeVisible();
+    await page.goto(`${server.url}/compare?a=${finishedRun}`);
+    await expect(page.getByTestId('rerun-submit')).toBeVisible();
     await page.goto(`${server.url}/runs`);
     await expect(page.getByTestId('import-bundle')).toHaveCount(1);
     await page.goto(`${server.url}/`);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BundleAuditEntry, MAX_BUNDLE_AUDIT_ENTRIES } from './audit';
 import { RunEvent } from './events';
 import { ReplayRecord } from './replay';
 import { RunResult } from './result';
@@ -9,7 +10,8 @@ import { RunResult } from './result';
  * derived from them, so that another planscope can import it and show the
  * run as its author saw it. Events are the log itself, human verdicts
  * included (they are events); replays of its LLM calls travel beside them,
- * as they are stored beside the run. A bundle is untrusted input: importing
+ * as they are stored beside the run, and so do the run's entries of the
+ * audit trail (who started, cancelled, replayed). A bundle is untrusted input: importing
  * checks its version, every hash, that its events fold to its Result, and
  * that each replay is of one of its calls.
  */
@@ -71,6 +73,8 @@ export const RunBundle = z.strictObject({
   artifacts: z.array(BundleArtifact),
   /** Absent from bundles made before replays travelled; such a bundle imports with none. */
   replays: z.array(BundleReplay).optional(),
+  /** Who did what to the run where it was made (its audit trail's entries); absent from bundles made before it travelled. */
+  audit: z.array(BundleAuditEntry).max(MAX_BUNDLE_AUDIT_ENTRIES).optional(),
 });
 export type RunBundle = z.infer<typeof RunBundle>;
 

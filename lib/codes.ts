@@ -144,6 +144,10 @@ export const RequestErrorCode = z.enum([
   'token_name_taken',
   /** Settling a claim (or the whole answer) people have not given different verdicts on. */
   'claim_not_disputed',
+  /** The trusted proxy's user header (PLANSCOPE_PROXY_USER_HEADER) on a request that did not come from one of PLANSCOPE_TRUSTED_PROXIES. */
+  'proxy_untrusted',
+  /** The trusted proxy sent a user header holding no usable name (empty, too long, control characters). */
+  'proxy_identity_invalid',
 ]);
 export type RequestErrorCode = z.infer<typeof RequestErrorCode>;
 

@@ -257,6 +257,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     forkedFrom: ForkedFrom.optional(),
     /** Set on a fork: where it begins, so that it can be started again from its own log. */
     begin: RecordedRunStart.optional(),
+    /** Who started it (the name of the request's token, a person the proxy named, or `local`); runs recorded before it, and an evaluation's, say nobody. */
+    by: Person.optional(),
   }),
   /**
    * The work a fork starts with, as its parent had completed it before the

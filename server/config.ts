@@ -6,6 +6,8 @@ import { DEFAULT_BUNDLE_LIMITS, type BundleCheckSettings } from '../lib/bundle';
 import { LOCAL_PERSON, MAX_PERSON_CHARS } from '../lib/person';
 import { maskHost } from '../lib/mask';
 import { buildPathPolicy } from '../lib/policy';
+import { Role } from '../lib/roles';
+import { trustedProxySettings } from './http/trusted-proxy';
 import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './mcp/servers-config';
 import { OtelEnv, telemetrySettings, TelemetrySettingsError, type TelemetrySettings } from './telemetry/settings';
 import { checkListenAddress } from './http/listen-address';
@@ -85,6 +87,13 @@ const Env = z.object({
   PLANSCOPE_READ_TOKEN: z.string().trim().min(8, 'PLANSCOPE_READ_TOKEN must be at least 8 characters').optional(),
   /** Who a request carrying the token acts as, in the verdicts people give and the decisions on plans. */
   PLANSCOPE_TOKEN_NAME: z.string().trim().min(1).max(MAX_PERSON_CHARS).default('token'),
+  /** Single sign-on behind an authenticating proxy (server/http/trusted-proxy.ts): the proxies' addresses or blocks, comma-separated. */
+  PLANSCOPE_TRUSTED_PROXIES: z.string().trim().min(1).optional(),
+  PLANSCOPE_PROXY_USER_HEADER: z.string().trim().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a header name').default('X-Forwarded-User'),
+  PLANSCOPE_PROXY_GROUPS_HEADER: z.string().trim().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a header name').optional(),
+  /** `group=role,...`: the role each group of the proxy's gives. */
+  PLANSCOPE_PROXY_GROUP_ROLES: z.string().trim().min(1).optional(),
+  PLANSCOPE_PROXY_DEFAULT_ROLE: Role.default('viewer'),
   /** How long a run started with approval waits for a decision on a plan before it fails `approval_timeout`. */
   /** How many people the review queue hands each completed run to before it leaves the queue. */
   PLANSCOPE_REVIEWERS_PER_RUN: int(1, 20, 1),
@@ -285,6 +294,10 @@ function configSchema(defined: Record<string, string>, appRoot: string) {
       readToken: e.PLANSCOPE_READ_TOKEN ?? null,
       /** Who a request acts as (a person's verdicts and decisions on plans say it): the token's name, or `local` when the server needs no token. */
       person: e.PLANSCOPE_TOKEN === undefined ? LOCAL_PERSON : e.PLANSCOPE_TOKEN_NAME,
+      /** The authenticating proxy whose user header names the person (PLANSCOPE_TRUSTED_PROXIES and its kin); null when unset. */
+      trustedProxy: trustedProxySettings(e, (message) => {
+        throw new ConfigError(`Invalid configuration: ${message}`);
+      }),
       /** How long a run started with approval waits for each decision (`PLANSCOPE_APPROVAL_TIMEOUT_MS`); its run time limit stands still meanwhile. */
       approvalTimeoutMs: e.PLANSCOPE_APPROVAL_TIMEOUT_MS,
       limits,

@@ -14,6 +14,7 @@ import { localFeed, NotifiedFeed, type EventFeed } from './runs/feed';
 import { Replayer } from './replay/replayer';
 import { RunRegistry } from './runs/registry';
 import { runtimeOwner } from './store/owner';
+import type { AuditStore } from './store/audit-store';
 import type { EvalStore } from './store/eval-store';
 import type { ReplayStore } from './store/replay-store';
 import type { RunStore } from './store/run-store';
@@ -59,6 +60,8 @@ export interface Runtime {
   workers: WorkerStore;
   /** The named tokens people and machines are given; the gate identifies requests by them. */
   tokens: TokenStore;
+  /** Who did what and when (lib/audit.ts); recorded by `signAction` (server/http/audit-trail.ts) and the CLI's commands. */
+  audit: AuditStore;
   /** Settles once this process is registered as a worker (each Ollama host's models read); null when that failed. */
   worker: Promise<ThisWorker | null>;
   /** The run queue in PostgreSQL; null with SQLite, where every process runs the runs it starts. */
@@ -219,6 +222,7 @@ export function createRuntime(config: Config, role: RuntimeRole = { worker: fals
     bundleChecks,
     workers: stores.workers,
     tokens: stores.tokens,
+    audit: stores.audit,
     worker,
     queue,
     telemetry,

@@ -6,6 +6,7 @@ import { foldRun } from '@/lib/run-state';
 import { isRequestError } from '@/server/errors';
 import { mayAct } from '@/lib/roles';
 import { roleRefusal } from '@/server/http/gate';
+import { signAction } from '@/server/http/audit-trail';
 import { requestIdentity } from '@/server/http/identity';
 import { getRuntime } from '@/server/runtime';
 
@@ -33,7 +34,8 @@ export async function startCounterpart(formData: FormData): Promise<void> {
   }
   let id: string;
   try {
-    ({ id } = await registry.start(input));
+    ({ id } = await registry.start(input, { by: identity.person }));
+    await signAction('run_started', { runId: id, subject: `counterpart of ${a}` });
   } catch (error) {
     if (isRequestError(error)) redirect(back(`${error.code}: ${error.message}`));
     console.error('startCounterpart failed', error);

@@ -5,8 +5,10 @@ import { CompareView } from '@/components/compare/compare-view';
 import { RunPicker } from '@/components/compare/run-picker';
 import type { CompareSide, SideName } from '@/components/compare/side';
 import { Strategy } from '@/lib/events';
+import { mayAct } from '@/lib/roles';
 import { foldRun } from '@/lib/run-state';
 import { OFFLINE_MODEL } from '@/server/config';
+import { requestIdentity } from '@/server/http/identity';
 import { getRuntime } from '@/server/runtime';
 import { otherRunsOfTask, repeatedTasks } from '@/server/queries';
 import { startCounterpart } from './actions';
@@ -48,12 +50,16 @@ export default async function ComparePage({ searchParams }: Search) {
         <RunPicker
           base={base}
           candidates={await otherRunsOfTask(store, { id: base.id, task: base.view.task }, SCAN_LIMIT)}
-          rerun={{
-            action: startCounterpart,
-            models: [...new Set([base.view.model, config.model, OFFLINE_MODEL])],
-            offlineModel: OFFLINE_MODEL,
-            strategies: Strategy.options,
-          }}
+          rerun={
+            mayAct((await requestIdentity()).role, 'operator')
+              ? {
+                  action: startCounterpart,
+                  models: [...new Set([base.view.model, config.model, OFFLINE_MODEL])],
+                  offlineModel: OFFLINE_MODEL,
+                  strategies: Strategy.options,
+                }
+              : null
+          }
         />
       </>
     );

@@ -29,7 +29,8 @@ export interface RerunOptions {
  * same task to put on the right; or, when there is none worth comparing, a
  * way to run the task again with another strategy or model.
  */
-export function RunPicker({ base, candidates, rerun }: { base: CompareSide; candidates: CompareCandidate[]; rerun: RerunOptions }) {
+/** `rerun` is null for a person who may not start runs (below operator): the form is not offered. */
+export function RunPicker({ base, candidates, rerun }: { base: CompareSide; candidates: CompareCandidate[]; rerun: RerunOptions | null }) {
   return (
     <div className="space-y-3">
       <div>
@@ -38,7 +39,13 @@ export function RunPicker({ base, candidates, rerun }: { base: CompareSide; cand
       </div>
       <div className="grid items-start gap-3 lg:grid-cols-2">
         <CompareHeader side={base} showTask />
-        <RerunForm base={base} rerun={rerun} />
+        {rerun ? (
+          <RerunForm base={base} rerun={rerun} />
+        ) : (
+          <p className="text-xs muted" data-testid="rerun-not-offered">
+            Running this task again needs the operator role.
+          </p>
+        )}
       </div>
 
       <Panel id="compare-candidates" title="Other runs of this task" aside={<span>{candidates.length} found</span>}>

@@ -5,6 +5,7 @@ import { useRouter } from 'next/navigation';
 import { EvalStarted } from '@/lib/api';
 import { suiteFileName, SuiteList, type SuiteSummary } from '@/lib/eval-case';
 import { fetchJson } from '../fetch-json';
+import { useMay } from '../identity';
 import { formatTimestamp, isoOf } from '../format';
 import { TableColumns, type Column } from '../ui/table-columns';
 
@@ -44,6 +45,7 @@ export function StoredSuites({ initial, model }: { initial: SuiteList; model: st
 
 function SuiteRow({ suite }: { suite: SuiteSummary }) {
   const router = useRouter();
+  const mayRun = useMay('operator');
   const run = useMutation({
     mutationFn: () => fetchJson('/api/evals', EvalStarted, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ suite: suite.name }) }),
     onSuccess: ({ id }) => router.push(`/evals/${encodeURIComponent(id)}`),
@@ -65,9 +67,11 @@ function SuiteRow({ suite }: { suite: SuiteSummary }) {
       </td>
       <td className="td">
         <div className="flex flex-wrap gap-1.5">
-          <button type="button" className="btn btn-primary" onClick={() => run.mutate()} disabled={run.isPending || run.isSuccess} data-testid="suite-run">
-            {run.isPending || run.isSuccess ? 'Starting…' : 'Run'}
-          </button>
+          {mayRun && (
+            <button type="button" className="btn btn-primary" onClick={() => run.mutate()} disabled={run.isPending || run.isSuccess} data-testid="suite-run">
+              {run.isPending || run.isSuccess ? 'Starting…' : 'Run'}
+            </button>
+          )}
           <a className="btn" href={`/api/suites/${encodeURIComponent(suite.name)}`} download={suiteFileName(suite.name)} data-testid="suite-export">
             Export JSON
           </a>

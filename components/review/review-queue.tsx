@@ -8,6 +8,7 @@ import { isLocalVerdict, verdictsOn, type HumanVerdict } from '@/lib/human-verdi
 import type { ClaimReview } from '@/lib/review';
 import type { RunState } from '@/lib/run-state';
 import { useGiveVerdict, type GiveVerdict } from '../human-verdicts/give-verdict';
+import { useMay } from '../identity';
 import { VERDICT_KEYS, VerdictBar } from '../human-verdicts/verdict-bar';
 import { moveFocus, useShortcuts } from '../keyboard/use-shortcuts';
 import { EvaluationTag } from '../ui/evaluation-tag';
@@ -49,8 +50,10 @@ export function ReviewQueue({ queue, person, blind: blindAtFirst, reviewers }: {
   // A new run: focus goes to its heading, so the keys start from its first claim and a screen reader hears which run it is.
   useEffect(() => heading.current?.focus({ preventScroll: true }), [at]);
 
+  const mayJudge = useMay('reviewer');
   const judgeFocused = (choice: HumanVerdict) => {
-    if (!view || view.check === null) return;
+    // A viewer's keys give no verdict: the bar offers none either (the server would refuse it).
+    if (!mayJudge || !view || view.check === null) return;
     const targets = [...document.querySelectorAll<HTMLElement>(TARGET)];
     const focused = targets.find((t) => t.contains(document.activeElement));
     const target = focused ?? targets.find((t) => verdictsOn(view.humanVerdicts, claimOf(t)).every((v) => v.by !== person || !isLocalVerdict(v)));

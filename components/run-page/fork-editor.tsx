@@ -8,6 +8,7 @@ import type { PlanRulesInfo } from '@/lib/plan-judgement';
 import type { RoundView, RunState } from '@/lib/run-state';
 import { useHealth } from '../start/use-health';
 import { Drawer } from '../ui/drawer';
+import { Field } from '../ui/field';
 import { PlanEditor, useJudgedPlan } from './plan-editor';
 import { RefusalAlert } from './refusal-alert';
 import { useStartFork } from './use-start-fork';
@@ -154,13 +155,3 @@ export function ForkEditor({ runId, view, round, settings, onClose }: { runId: s
   );
 }
 
-function Field({ label, id, children }: { label: string; id: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <label htmlFor={id} className="label">
-        {label}
-      </label>
-      {children}
-    </div>
-  );
-}

@@ -26,7 +26,8 @@ export async function bundleCommand(command: 'export' | 'import', argument: stri
       }
       const size = fileSize(argument);
       if (size > config.maxBundleBytes) throw bundleTooLarge(config.maxBundleBytes);
-      const outcome = await importBundle(stores.runs, checks, fs.readFileSync(argument, 'utf8'), config.person);
+      const outcome = await importBundle(stores.runs, checks, fs.readFileSync(argument, 'utf8'), config.person, stores.audit);
+      await stores.audit.record({ person: config.person, action: 'bundle_imported', runId: outcome.id, subject: outcome.from, detail: null, imported: false });
       process.stderr.write(`${printable(outcome.message)}\n`);
       // The id is the bundle's own, as its author wrote it.
       process.stdout.write(`${printable(outcome.id)}\n`);

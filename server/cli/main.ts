@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { runStartAction } from '../../lib/audit';
 import { ExitCode } from '../../lib/codes';
 import { ForkStage, PlanProfile, Strategy, type RunEvent } from '../../lib/events';
 import { toResult } from '../../lib/result';
@@ -152,7 +153,8 @@ async function main(): Promise<number> {
   try {
     let id: string;
     try {
-      ({ id } = await runtime.registry.start(request));
+      ({ id } = await runtime.registry.start(request, { by: runtime.config.person }));
+      await runtime.audit.record({ person: runtime.config.person, action: runStartAction(request), runId: id, subject: null, detail: null, imported: false });
     } catch (error) {
       if (error instanceof RequestError) {
         // At the server's own console, naming the allowed directories helps; the API does not echo them.

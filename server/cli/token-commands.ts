@@ -36,6 +36,7 @@ export async function tokenCommand(args: string[], config: Config, fail: (reason
         const role = Role.safeParse(values.role);
         if (!role.success) fail(`--role: one of ${Role.options.join(', ')}`);
         const { token, secret } = await stores.tokens.create(name.data, role.data);
+        await stores.audit.record({ person: config.person, action: 'token_created', runId: null, subject: token.name, detail: token.role, imported: false });
         if (values.json) process.stdout.write(`${printableJson({ ...token, token: secret })}\n`);
         else {
           process.stderr.write(`${printable(`Token ${token.id} for ${token.name} (${token.role}). It is shown this once; the store keeps only its hash:`)}\n`);
@@ -51,6 +52,7 @@ export async function tokenCommand(args: string[], config: Config, fail: (reason
       if (!subject) fail('missing token name or id');
       const revoked = await stores.tokens.revoke(subject);
       if (!revoked) return printRefusal('token_not_found', `No token has the name or id ${subject}; \`token list\` shows them.`);
+      await stores.audit.record({ person: config.person, action: 'token_revoked', runId: null, subject: revoked.name, detail: revoked.role, imported: false });
       process.stderr.write(`${printable(`Revoked ${revoked.id} (${revoked.name}, ${revoked.role}): it is refused from the next request on.`)}\n`);
       return ExitCode.completed;
     });

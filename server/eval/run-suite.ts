@@ -124,7 +124,7 @@ async function runItems(runtime: SuiteRuntime, plan: EvalPlan, id: string, suite
     items.push(item);
     plan.onItem?.(item);
   };
-  const start = (spec: ItemSpec) => runtime.registry.start({ task: spec.task.task, model: spec.model, strategy: spec.strategy, workspace }, id);
+  const start = (spec: ItemSpec) => runtime.registry.start({ task: spec.task.task, model: spec.model, strategy: spec.strategy, workspace }, { evalId: id });
   try {
     if (runtime.registry.queues) {
       // Workers on many machines take them: every item is queued at once, and each is recorded as it finishes, wherever it ran.

@@ -6,8 +6,10 @@ import { loadConfig } from '../config';
 import { isLoopback } from './listen-address';
 import { RequestError } from '../errors';
 import { NAMED_TOKEN_PREFIX, type TokenStore } from '../store/token-store';
+import { REQUEST_ERROR_STATUS } from './request-error';
 import { refusalResponse } from './respond';
-import { writeRoleOf } from './route-roles';
+import { readRoleOf, writeRoleOf } from './route-roles';
+import { proxyClaim, type TrustedProxySettings } from './trusted-proxy';
 
 /**
  * The web surface's gate: proxy.ts (Next 16's renamed middleware) runs it in
@@ -28,6 +30,12 @@ import { writeRoleOf } from './route-roles';
  * - The request goes on with who it acts as (PERSON_HEADER, ROLE_HEADER):
  *   PLANSCOPE_TOKEN is the admin PLANSCOPE_TOKEN_NAME, a named token its
  *   name and role, and without a token everyone is the admin `local`.
+ * - With PLANSCOPE_TRUSTED_PROXIES set, a request from one of those proxies
+ *   that carries PLANSCOPE_PROXY_USER_HEADER acts as the person it names,
+ *   with the role their groups give (trusted-proxy.ts), token or not; the
+ *   header from any other address is refused 403 `proxy_untrusted`.
+ * - A read needs `viewer` but for the addresses READ_ROUTE_ROLES lists (the
+ *   audit trail's).
  * - Without a token the server listens on loopback only, and answers only
  *   requests addressed to a loopback name: a web page whose DNS name is
  *   rebound to 127.0.0.1 (DNS rebinding) would otherwise be same-origin
@@ -54,13 +62,14 @@ interface GateSettings {
   readToken: string | null;
   hostname: string;
   person: string;
+  trustedProxy: TrustedProxySettings | null;
 }
 
 let settings: GateSettings | null = null;
 
 /** Read once: the configuration does not change while the server runs (an invalid one stopped it at start). */
 function gateSettings(): GateSettings {
-  settings ??= (({ token, readToken, hostname, person }) => ({ token, readToken, hostname, person }))(loadConfig());
+  settings ??= (({ token, readToken, hostname, person, trustedProxy }) => ({ token, readToken, hostname, person, trustedProxy }))(loadConfig());
   return settings;
 }
 
@@ -101,6 +110,10 @@ async function admit(request: NextRequest): Promise<Response | Identity> {
     // A page elsewhere posting to this server (CSRF): it could start runs on any directory it names.
     return refuse(request, 'Cross-site requests that change state are refused; use the dashboard or call the API directly.');
   }
+  // Before the token: the proxy signed the person in, and a request through it carries no token of ours.
+  const proxied = current.trustedProxy ? proxyClaim(request.headers, current.trustedProxy) : null;
+  if (proxied?.kind === 'refused') return forbid(request, proxied.code, proxied.message);
+  if (proxied?.kind === 'person') return withinRole(request, proxied.identity);
   if (token === null) {
     if (addressedToUs(request.headers.get('host'), hostname)) return { person: LOCAL_PERSON, role: 'admin' };
     return refuse(request, `This planscope answers only on ${hostname} (set PLANSCOPE_TOKEN to serve it under other names).`);
@@ -134,13 +147,21 @@ async function admit(request: NextRequest): Promise<Response | Identity> {
     );
   }
   const identity: Identity = { person: holder.person, role: holder.role };
-  if (READ_METHODS.has(request.method)) return identity;
-  if (holder.readToken) {
+  if (holder.readToken && !READ_METHODS.has(request.method)) {
     return forbid(request, 'read_only', 'This token (PLANSCOPE_READ_TOKEN) may only read; starting, cancelling, deciding and judging need PLANSCOPE_TOKEN.');
   }
+  return withinRole(request, identity);
+}
+
+/** The identity, when its role may do what the request asks; else 403 `role_forbidden`. */
+function withinRole(request: NextRequest, identity: Identity): Response | Identity {
   // A server action is a POST to a page: the gate cannot tell which one, so it lets through every role that has
   // one (reviewer and up) and the action checks its own (server/http/identity.ts).
-  const needed = isApi(request) ? writeRoleOf(request.method, request.nextUrl.pathname) : { role: 'reviewer' as const, doing: 'acting from the dashboard' };
+  const needed = READ_METHODS.has(request.method)
+    ? readRoleOf(request.nextUrl.pathname)
+    : isApi(request)
+      ? writeRoleOf(request.method, request.nextUrl.pathname)
+      : { role: 'reviewer' as const, doing: 'acting from the dashboard' };
   if (mayAct(identity.role, needed.role)) return identity;
   return forbid(request, 'role_forbidden', roleRefusal(identity, needed.role, needed.doing));
 }
@@ -150,9 +171,10 @@ export function roleRefusal(identity: Identity, needed: Role, doing: string): st
   return `${identity.person} is a ${identity.role}; ${doing} needs the ${needed} role (or above). An admin can give a token that role: planscope token create --name <name> --role ${needed}.`;
 }
 
-function forbid(request: NextRequest, code: 'read_only' | 'role_forbidden', message: string): Response {
+function forbid(request: NextRequest, code: 'read_only' | 'role_forbidden' | 'proxy_untrusted' | 'proxy_identity_invalid', message: string): Response {
   if (isApi(request)) return refusalResponse(new RequestError(code, message), { 'Cache-Control': 'no-store' });
-  return plainPage(403, 'Forbidden', message, { 'Cache-Control': 'no-store' });
+  const status = REQUEST_ERROR_STATUS[code];
+  return plainPage(status, status === 401 ? 'Unauthorized' : 'Forbidden', message, { 'Cache-Control': 'no-store' });
 }
 
 /** The request as the gate lets it through: its identity in PERSON_HEADER and ROLE_HEADER, whatever the client put there. */

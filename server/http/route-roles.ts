@@ -18,12 +18,27 @@ export const WRITE_ROUTE_ROLES: readonly { method: string; route: string; role: 
   { method: 'POST', route: '/api/doctor', role: 'operator', doing: 'running the checks' },
 ];
 
+/**
+ * The addresses whose reading needs more than `viewer` (every other read is a viewer's): the audit trail names
+ * each person's actions, which is for those who act on runs, not for every reader (a wall screen, a CI job).
+ */
+export const READ_ROUTE_ROLES: readonly { route: string; role: Role; doing: string }[] = [
+  { route: '/api/audit', role: 'operator', doing: 'reading the audit trail' },
+  { route: '/audit', role: 'operator', doing: 'reading the audit trail' },
+];
+
 /** What a write to `pathname` needs, and what it is doing in a refusal's words. */
 export function writeRoleOf(method: string, pathname: string): { role: Role; doing: string } {
+  return WRITE_ROUTE_ROLES.find((entry) => entry.method === method && matches(entry.route, pathname)) ?? { role: 'admin', doing: `${method} ${pathname}` };
+}
+
+/** What reading `pathname` (GET, HEAD) needs. */
+export function readRoleOf(pathname: string): { role: Role; doing: string } {
+  return READ_ROUTE_ROLES.find((entry) => matches(entry.route, pathname)) ?? { role: 'viewer', doing: 'reading' };
+}
+
+function matches(route: string, pathname: string): boolean {
   const segments = pathname.replace(/\/+$/, '').split('/');
-  const found = WRITE_ROUTE_ROLES.find((entry) => {
-    const pattern = entry.route.split('/');
-    return entry.method === method && pattern.length === segments.length && pattern.every((part, i) => part.startsWith('[') ? segments[i] !== '' : part === segments[i]);
-  });
-  return found ?? { role: 'admin', doing: `${method} ${pathname}` };
+  const pattern = route.split('/');
+  return pattern.length === segments.length && pattern.every((part, i) => (part.startsWith('[') ? segments[i] !== '' : part === segments[i]));
 }

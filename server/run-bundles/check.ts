@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import type { BundleAuditEntry } from '../../lib/audit';
 import { artifactsNamed, BUNDLE_VERSION, BundleHeader, describeSource, RunBundle, type BundleArtifact, type BundleLimits } from '../../lib/bundle';
 import type { RequestErrorCode } from '../../lib/codes';
 import type { RunEvent } from '../../lib/events';
@@ -38,6 +39,8 @@ export interface CheckedBundle {
   events: RunEvent[];
   artifacts: PendingArtifact[];
   replays: ReplayWithArtifacts[];
+  /** The run's audit entries where the bundle was made, as it claims them. */
+  audit: BundleAuditEntry[];
   row: Pick<RunState, 'createdAt' | 'task' | 'model' | 'baseline' | 'workspace' | 'strategy' | 'profile'> & RunProgress;
 }
 
@@ -86,6 +89,7 @@ export function checkBundle(text: string, limits: BundleLimits, request: ImportR
     events: [...bundle.events, imported],
     artifacts,
     replays,
+    audit: bundle.audit ?? [],
     row: {
       createdAt: stored.createdAt,
       task: stored.task,

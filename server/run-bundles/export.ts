@@ -1,10 +1,12 @@
 import os from 'node:os';
+import { MAX_BUNDLE_AUDIT_ENTRIES } from '../../lib/audit';
 import { BUNDLE_FORMAT, BUNDLE_VERSION, type BundleArtifact, type BundleReplay, type RunBundle } from '../../lib/bundle';
 import { toResult } from '../../lib/result';
 import { foldRun, isTerminal, type RunState } from '../../lib/run-state';
 import type { Config } from '../config';
 import { RequestError } from '../errors';
 import type { PendingArtifact } from '../store/artifact';
+import type { AuditStore } from '../store/audit-store';
 import type { ReplayStore } from '../store/replay-store';
 import type { RunStore } from '../store/run-store';
 
@@ -13,10 +15,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * A finished run as a bundle: the Result, every event as stored (human
  * verdicts included), every artifact with its size and hash, and every
- * replay of its LLM calls with its artifacts, hashed alike. A run still in
+ * replay of its LLM calls with its artifacts, hashed alike, and the run's
+ * entries of the audit trail, where one is kept. A run still in
  * flight is refused: its bundle would be a moment of it, not the run.
  */
-export async function exportRun(stores: { runs: RunStore; replays: ReplayStore }, config: Pick<Config, 'database'>, runId: string): Promise<RunBundle> {
+export async function exportRun(stores: { runs: RunStore; replays: ReplayStore; audit?: AuditStore }, config: Pick<Config, 'database'>, runId: string): Promise<RunBundle> {
   const { runs } = stores;
   if (!(await runs.getRun(runId))) throw new RequestError('run_not_found', `There is no run ${runId}.`);
   const events = await runs.events(runId);
@@ -30,6 +33,9 @@ export async function exportRun(stores: { runs: RunStore; replays: ReplayStore }
     events,
     artifacts: (await runs.artifactBytes(runId)).map(toBundleArtifact),
     replays: await replaysOf(stores.replays, runId, view),
+    ...(stores.audit && {
+      audit: (await stores.audit.ofRun(runId, MAX_BUNDLE_AUDIT_ENTRIES)).map(({ at, person, action, subject, detail, imported }) => ({ at, person, action, subject, detail, imported })),
+    }),
   };
 }
 

@@ -3,6 +3,7 @@ import type { ImportOutcome } from '../../lib/bundle';
 import type { RunRow } from '../../lib/run-row';
 import { RequestError } from '../errors';
 import { newRunId } from '../runs/run-id';
+import type { AuditStore } from '../store/audit-store';
 import { thisProcess } from '../store/owner';
 import type { RunStore } from '../store/run-store';
 import type { CheckedBundle } from './check';
@@ -17,12 +18,13 @@ export function bundleTooLarge(maxBytes: number): RequestError {
  * Imports a bundle's text for `importer`. Everything is checked before
  * anything is stored, on a thread of the pool (./check.ts says what), then
  * the run, the `run_imported` that says who imported it, and its replays
- * are stored in one transaction: a refused bundle changes nothing. Its
+ * are stored in one transaction: a refused bundle changes nothing (its
+ * audit entries, kept as imported claims in `audit`, are stored after). Its
  * workspace path is kept as text to show; nothing here opens it. Its fork
  * lineage stays the bundle's claim (the row names no parent), and an id
  * this planscope would not make is replaced, as a taken one is.
  */
-export async function importBundle(store: RunStore, pool: BundleCheckPool, text: string, importer: string): Promise<ImportOutcome> {
+export async function importBundle(store: RunStore, pool: BundleCheckPool, text: string, importer: string, audit?: AuditStore): Promise<ImportOutcome> {
   const checked = await pool.check(text, { importer, at: Date.now() });
   const { originalId, from } = checked;
   const save = (id: string) => storeImported(store, checked, id);
@@ -30,6 +32,8 @@ export async function importBundle(store: RunStore, pool: BundleCheckPool, text:
   const renamed = !kept;
   const id = kept ? originalId : newRunId();
   if (renamed) await save(id);
+  // Who did what where the bundle was made stays on the trail, marked as the bundle's claim, each at its own time.
+  for (const entry of checked.audit) await audit?.record({ ...entry, runId: id, imported: true }, entry.at);
   const why = !checked.idUsable ? 'its id there is not one this planscope takes' : `a run ${originalId} already exists here`;
   const message = renamed ? `Imported ${from} as ${id}: ${why}.` : `Imported ${from} as ${id}.`;
   return { id, originalId, renamed, from, by: importer, message };

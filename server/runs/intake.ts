@@ -51,6 +51,15 @@ interface RunSetup {
   startInput: Omit<RunStartInput, 'used'>;
 }
 
+/**
+ * Where a run comes from, said by the code that starts it, never by its request: `by` is who started it (as
+ * `run_created` records it), `evalId` the evaluation it is an item of (so no client can mark a run as one).
+ */
+export interface RunOrigin {
+  by?: string;
+  evalId?: string;
+}
+
 /** A run's request judged and the run stored, new or a fork, ready for any process to run; and the rules plans are judged by. */
 export class RunIntake {
   constructor(private readonly parts: IntakeParts) {}
@@ -59,9 +68,8 @@ export class RunIntake {
    * The run created (see `RunRegistry.create`), still held by this process,
    * the model as its readiness check found it, and its log as stored (null
    * when a later event of it was not stored: then only the store knows).
-   * `evalId` names the evaluation it is an item of: given by the evaluation itself, never by a request, so no client can mark a run as one.
    */
-  async createHeld(input: unknown, evalId: string | null = null): Promise<{ id: string; model: Model; log: RunEvent[] | null }> {
+  async createHeld(input: unknown, origin: RunOrigin = {}): Promise<{ id: string; model: Model; log: RunEvent[] | null }> {
     const { config, store, hosts } = this.parts;
     const request = this.parseRequest(input);
     const setup = request.fork ? await this.forkSetup(request, request.fork) : this.newRunSetup(request);
@@ -94,7 +102,7 @@ export class RunIntake {
       ownerHost: owner.host,
       ownerStart: owner.start,
       ...(setup.forkedFrom && { forkedFromRun: setup.forkedFrom.run, forkedFromRound: setup.forkedFrom.round }),
-      evalId,
+      evalId: origin.evalId ?? null,
     });
     const recorder = this.parts.newRecorder(id, emptyRun);
     const log: RunEvent[] = [];
@@ -113,6 +121,7 @@ export class RunIntake {
       ...(traceparent !== undefined && { traceparent }),
       ...(setup.forkedFrom && { forkedFrom: setup.forkedFrom }),
       ...(startInput.start && { begin: recordedStart(startInput.start) }),
+      ...(origin.by !== undefined && { by: origin.by }),
     }));
     if (setup.carried) {
       // The fork keeps its own copy of each observation it starts with: its log and artifacts stand alone.

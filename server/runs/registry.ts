@@ -15,7 +15,7 @@ import { runStartFromLog } from './run-start-from-log';
 import type { BridgePool } from './bridge-pool';
 import type { RunBus } from './bus';
 import { RunExecution, type RunTools } from './execution';
-import { RunIntake } from './intake';
+import { RunIntake, type RunOrigin } from './intake';
 import type { GoingOn, LiveRun, NewRecorder } from './live-run';
 import type { QueuedRuns } from './queued';
 import { RunRecorder } from './recorder';
@@ -85,15 +85,15 @@ export class RunRegistry {
   /**
    * Creates a run and runs it: in this process (`create`, then `runStored`
    * as its first attempt), or, with the run queue, by a worker that serves
-   * it (`create`, then sent to the queue). `evalId`: the evaluation it is an item of.
+   * it (`create`, then sent to the queue). `origin`: who started it, and the evaluation it is an item of.
    */
-  async start(input: unknown, evalId: string | null = null): Promise<{ id: string }> {
+  async start(input: unknown, origin: RunOrigin = {}): Promise<{ id: string }> {
     if (this.queued) {
-      const { id } = await this.create(input, evalId);
+      const { id } = await this.create(input, origin);
       await this.queued.send(id);
       return { id };
     }
-    const { id, model, log } = await this.intake.createHeld(input, evalId);
+    const { id, model, log } = await this.intake.createHeld(input, origin);
     return this.runHere(id, { attempt: 1, maxAttempts: 1, from: null }, model, log);
   }
 
@@ -103,8 +103,8 @@ export class RunRegistry {
    * begins) and a fork's `work_carried` recorded, so that any process can
    * run it from its log alone (`runStored`).
    */
-  async create(input: unknown, evalId: string | null = null): Promise<{ id: string }> {
-    const { id } = await this.intake.createHeld(input, evalId);
+  async create(input: unknown, origin: RunOrigin = {}): Promise<{ id: string }> {
+    const { id } = await this.intake.createHeld(input, origin);
     releaseHere('run', id);
     return { id };
   }

@@ -1,4 +1,5 @@
 import type { Config } from '../config';
+import type { AuditStore } from './audit-store';
 import type { EvalStore } from './eval-store';
 import type { CommitNotices } from './notices';
 import type { PgDatabase } from './pg/database';
@@ -8,6 +9,7 @@ import type { RunStore } from './run-store';
 import { SqliteSuiteStore } from './sqlite/suite-store';
 import type { SuiteStore } from './suite-store';
 import { openDatabase } from './sqlite/db';
+import { SqliteAuditStore } from './sqlite/audit-store';
 import { SqliteEvalStore } from './sqlite/eval-store';
 import { SqliteReplayStore } from './sqlite/replay-store';
 import { SqliteRunStore } from './sqlite/run-store';
@@ -27,6 +29,8 @@ export interface Stores {
   workers: WorkerStore;
   /** The named tokens people and machines are given, each with its role. */
   tokens: TokenStore;
+  /** Who did what and when: the audit trail. */
+  audit: AuditStore;
   /** Commits other processes announce, where the database can tell (PostgreSQL); null where it cannot (SQLite). */
   notices: CommitNotices | null;
   /** The PostgreSQL database, where the run queue keeps its jobs; null with SQLite (no queue: one process runs its own runs). */
@@ -48,6 +52,7 @@ export function openStores(config: Pick<Config, 'dataDir' | 'database'>): Stores
     suites: new SqliteSuiteStore(db),
     workers: new SqliteWorkerStore(db),
     tokens: new SqliteTokenStore(db),
+    audit: new SqliteAuditStore(db),
     notices: null,
     database: null,
     ready: Promise.resolve(),

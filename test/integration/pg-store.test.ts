@@ -49,7 +49,7 @@ describe('migrations', () => {
     expect(applied.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
     expect(applied.every((m) => /^[0-9a-f]{64}$/.test(m.checksum))).toBe(true);
     const tables = await database.sql<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`);
-    expect(tables.map((t) => t.table_name)).toEqual(['artifacts', 'eval_items', 'evals', 'events', 'planscope_migrations', 'replay_artifacts', 'replays', 'run_cancellations', 'runs', 'suites', 'tokens', 'workers']);
+    expect(tables.map((t) => t.table_name)).toEqual(['artifacts', 'audit', 'eval_items', 'evals', 'events', 'planscope_migrations', 'replay_artifacts', 'replays', 'run_cancellations', 'runs', 'suites', 'tokens', 'workers']);
     // Opening again applies nothing.
     const again = openPgStores(database.settings);
     cleanups.push(() => again.close());

@@ -1,6 +1,7 @@
 import type { EvalList, EvalStarted } from '@/lib/api';
 import { RunSuiteRequest } from '@/lib/eval-case';
 import { evalModels, startSuite, STORED_SUITE_PREFIX, SuiteError } from '@/server/eval/run-suite';
+import { signAction } from '@/server/http/audit-trail';
 import { handle, readJsonBody } from '@/server/http/respond';
 import { parseOrRefuse, RequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
@@ -34,6 +35,7 @@ export function POST(request: Request): Promise<Response> {
     }
     // Its failure is stored with the evaluation (the page shows it); logged here as well.
     started.done.catch((error: unknown) => console.error(`planscope: evaluation ${started.id} failed`, error));
+    await signAction('eval_started', { subject: suite, detail: started.id });
     const body: EvalStarted = { id: started.id };
     return Response.json(body, { status: 202, headers: { Location: `/api/evals/${started.id}` } });
   });

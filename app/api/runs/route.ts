@@ -1,5 +1,8 @@
 import { toRunSummary, type RunCreated, type RunList } from '@/lib/api';
+import { runStartAction } from '@/lib/audit';
 import { parseRunFilter } from '@/lib/run-filter';
+import { signAction } from '@/server/http/audit-trail';
+import { requestIdentity } from '@/server/http/identity';
 import { handle, readJsonBody } from '@/server/http/respond';
 import { RequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
@@ -31,7 +34,8 @@ export function GET(request: Request): Promise<Response> {
 export function POST(request: Request): Promise<Response> {
   return handle(async () => {
     const body = await readJsonBody(request, MAX_BODY_BYTES);
-    const { id } = await getRuntime().registry.start(body);
+    const { id } = await getRuntime().registry.start(body, { by: (await requestIdentity()).person });
+    await signAction(runStartAction(body), { runId: id });
     const created: RunCreated = { id };
     return Response.json(created, { status: 201, headers: { Location: `/api/runs/${id}` } });
   });

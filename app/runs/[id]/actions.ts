@@ -1,7 +1,9 @@
 'use server';
 
 import type { ApprovalOutcome, ForkRunOutcome } from '@/lib/api';
+import { runStartAction } from '@/lib/audit';
 import { actionOutcome } from '@/server/errors';
+import { signAction } from '@/server/http/audit-trail';
 import { requireRole } from '@/server/http/identity';
 import { getRuntime } from '@/server/runtime';
 
@@ -12,8 +14,9 @@ import { getRuntime } from '@/server/runtime';
  */
 export async function forkRun(request: unknown): Promise<ForkRunOutcome> {
   return actionOutcome('forkRun', 'The fork could not be started', async () => {
-    await requireRole('operator', 'forking runs');
-    const { id } = await getRuntime().registry.start(request);
+    const { person } = await requireRole('operator', 'forking runs');
+    const { id } = await getRuntime().registry.start(request, { by: person });
+    await signAction(runStartAction(request), { runId: id });
     return { ok: true as const, id };
   });
 }
@@ -26,7 +29,8 @@ export async function forkRun(request: unknown): Promise<ForkRunOutcome> {
 export async function decideApproval(runId: string, body: unknown): Promise<ApprovalOutcome> {
   return actionOutcome('decideApproval', 'The decision could not be recorded', async () => {
     const { person } = await requireRole('operator', 'approving or rejecting plans');
-    await getRuntime().registry.decide(runId, body, person);
+    const decided = await getRuntime().registry.decide(runId, body, person);
+    await signAction('plan_decided', { runId, detail: decided.decision });
     return { ok: true as const };
   });
 }

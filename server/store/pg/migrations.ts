@@ -179,6 +179,21 @@ export const MIGRATIONS: readonly string[] = [
        GROUP BY 1
      ) p
    ), '[]') WHERE human_verdicts > 0;`,
+  // The audit trail: who did what and when (lib/audit.ts); only ever added to. Its filters each have an index.
+  `CREATE TABLE audit (
+     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     at BIGINT NOT NULL,
+     person TEXT COLLATE "C" NOT NULL,
+     action TEXT COLLATE "C" NOT NULL,
+     run_id TEXT COLLATE "C",
+     subject TEXT,
+     detail TEXT,
+     imported BOOLEAN NOT NULL DEFAULT false
+   );
+   CREATE INDEX audit_person ON audit (person, id);
+   CREATE INDEX audit_action ON audit (action, id);
+   CREATE INDEX audit_run ON audit (run_id, id) WHERE run_id IS NOT NULL;
+   CREATE INDEX audit_at ON audit (at);`,
 ];
 /** An arbitrary key that only planscope's migrations lock. */
 const MIGRATION_LOCK = 7_100_203_016;

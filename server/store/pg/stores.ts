@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSettings } from '../../config';
+import { PgAuditStore } from './audit-store';
 import { PgDatabase } from './database';
 import { PgEvalStore } from './eval-store';
 import { PgCommitNotices } from './notices';
@@ -29,6 +30,7 @@ export function openPgStores(settings: DatabaseSettings) {
     suites: new PgSuiteStore(db),
     workers: new PgWorkerStore(db),
     tokens: new PgTokenStore(db),
+    audit: new PgAuditStore(db),
     notices,
     /** The database itself, for the run queue, which keeps its jobs there. */
     database: db,

@@ -164,6 +164,21 @@ const MIGRATIONS: string[] = [
        GROUP BY person ORDER BY first
      )
    ) WHERE human_verdicts > 0;`,
+  // The audit trail: who did what and when (lib/audit.ts); only ever added to. Its filters each have an index.
+  `CREATE TABLE audit (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     at INTEGER NOT NULL,
+     person TEXT NOT NULL,
+     action TEXT NOT NULL,
+     run_id TEXT,
+     subject TEXT,
+     detail TEXT,
+     imported INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE INDEX audit_person ON audit (person, id);
+   CREATE INDEX audit_action ON audit (action, id);
+   CREATE INDEX audit_run ON audit (run_id, id) WHERE run_id IS NOT NULL;
+   CREATE INDEX audit_at ON audit (at);`,
 ];
 /**
  * The store holds every file a run observed and every prompt: only its owner may read it. A data directory made

@@ -1,5 +1,6 @@
 import type { NextRequest } from 'next/server';
 import { gate } from '@/server/http/gate';
+import { signAction } from '@/server/http/audit-trail';
 import { handle, readTextBody } from '@/server/http/respond';
 import { bundleTooLarge, importBundle } from '@/server/run-bundles/import';
 import { getRuntime } from '@/server/runtime';
@@ -16,9 +17,10 @@ export function POST(request: NextRequest): Promise<Response> {
   return handle(async () => {
     const admitted = await gate(request);
     if (admitted instanceof Response) return admitted;
-    const { store, config, bundleChecks } = getRuntime();
+    const { store, config, bundleChecks, audit } = getRuntime();
     const text = await readTextBody(request, config.maxBundleBytes, () => bundleTooLarge(config.maxBundleBytes));
-    const outcome = await importBundle(store, bundleChecks, text, admitted.person);
+    const outcome = await importBundle(store, bundleChecks, text, admitted.person, audit);
+    await signAction('bundle_imported', { runId: outcome.id, subject: outcome.from, by: admitted.person });
     return Response.json(outcome, { status: 201, headers: { Location: `/api/runs/${encodeURIComponent(outcome.id)}` } });
   });
 }

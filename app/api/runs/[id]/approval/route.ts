@@ -1,3 +1,4 @@
+import { signAction } from '@/server/http/audit-trail';
 import { requestIdentity } from '@/server/http/identity';
 import { handle, readJsonBody } from '@/server/http/respond';
 import { getRuntime } from '@/server/runtime';
@@ -14,6 +15,7 @@ export function POST(request: Request, { params }: { params: Promise<{ id: strin
     const body = await readJsonBody(request, MAX_BODY_BYTES);
     const { registry } = getRuntime();
     const decision = await registry.decide(id, body, (await requestIdentity()).person);
+    await signAction('plan_decided', { runId: id, detail: decision.decision });
     return Response.json({ id, ...decision });
   });
 }

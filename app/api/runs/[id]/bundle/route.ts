@@ -10,8 +10,8 @@ export const runtime = 'nodejs';
 export function GET(_request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   return handle(async () => {
     const { id } = await params;
-    const { store, replays, config } = getRuntime();
-    const bundle = await exportRun({ runs: store, replays }, config, id);
+    const { store, replays, audit, config } = getRuntime();
+    const bundle = await exportRun({ runs: store, replays, audit }, config, id);
     return new Response(JSON.stringify(bundle), {
       headers: {
         'Content-Type': 'application/json; charset=utf-8',

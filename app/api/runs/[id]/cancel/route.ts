@@ -1,4 +1,5 @@
 import type { RunCancelling } from '@/lib/api';
+import { signAction } from '@/server/http/audit-trail';
 import { handle } from '@/server/http/respond';
 import { RequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
@@ -16,6 +17,7 @@ export function POST(_request: Request, { params }: { params: Promise<{ id: stri
     if (!(await registry.cancelElsewhere(id))) {
       throw new RequestError('not_running', `Run ${id} is ${row.status}; only a queued, running or waiting run can be cancelled.`);
     }
+    await signAction('run_cancelled', { runId: id });
     const body: RunCancelling = { id, cancelling: true };
     return Response.json(body, { status: 202 });
   });

@@ -1,3 +1,4 @@
+import { signAction } from '@/server/http/audit-trail';
 import { handle, readJsonBody } from '@/server/http/respond';
 import { saveCase } from '@/server/eval/stored-suites';
 import { getRuntime } from '@/server/runtime';
@@ -13,6 +14,7 @@ export function POST(request: Request, { params }: { params: Promise<{ name: str
     const { name } = await params;
     const { store, suites, config } = getRuntime();
     const saved = await saveCase({ runs: store, suites }, config, name, await readJsonBody(request, MAX_BODY_BYTES));
+    await signAction('suite_case_saved', { subject: name });
     return Response.json(saved, { status: 201 });
   });
 }

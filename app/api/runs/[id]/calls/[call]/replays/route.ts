@@ -1,4 +1,5 @@
 import type { ReplayBatch, ReplayList } from '@/lib/replay';
+import { signAction } from '@/server/http/audit-trail';
 import { handle, readJsonBody } from '@/server/http/respond';
 import { getRuntime } from '@/server/runtime';
 
@@ -27,6 +28,7 @@ export function POST(request: Request, { params }: Params): Promise<Response> {
     const { replayer, stopping } = getRuntime();
     // A client that goes away, or a server shutting down, ends the replay's model call.
     const body: ReplayBatch = await replayer.replay(id, call, input, AbortSignal.any([request.signal, stopping]));
+    await signAction('call_replayed', { runId: id, subject: call, detail: `${body.replays.length} replay${body.replays.length === 1 ? '' : 's'}` });
     return Response.json(body, { status: 201 });
   });
 }
