@@ -24,12 +24,12 @@ test.describe('a team', () => {
   test.describe.configure({ mode: 'serial' });
   let server: ServerProcess;
   let dataDir: string;
-  const secrets: Record<'rita' | 'omar', string> = { rita: '', omar: '' };
+  const secrets: Record<'rita' | 'omar' | 'nina', string> = { rita: '', omar: '', nina: '' };
 
   test.beforeAll(async () => {
     test.setTimeout(180_000);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planscope-team-'));
-    for (const [name, role] of [['rita', 'reviewer'], ['omar', 'operator']] as const) {
+    for (const [name, role] of [['rita', 'reviewer'], ['omar', 'operator'], ['nina', 'operator']] as const) {
       const made = await runCli(TSX_ENTRY, ['token', 'create', '--name', name, '--role', role, '--json'], { cwd: APP_ROOT, env: { PLANSCOPE_DATA_DIR: dataDir } });
       expect(made.code, made.stderr).toBe(0);
       secrets[name] = (JSON.parse(made.stdout) as { token: string }).token;
@@ -43,6 +43,8 @@ test.describe('a team', () => {
         PLANSCOPE_TRUSTED_PROXIES: PROXY,
         PLANSCOPE_PROXY_GROUPS_HEADER: 'X-Forwarded-Groups',
         PLANSCOPE_PROXY_GROUP_ROLES: 'acme:ops=operator',
+        // Of the two operators, only omar decides on plans.
+        PLANSCOPE_APPROVERS: 'omar',
       },
     });
   });
@@ -75,6 +77,24 @@ test.describe('a team', () => {
       await omar.getByTestId('submit-run').click();
       await omar.waitForURL(/\/runs\//);
       const id = runIdOf(omar);
+      await expect(omar.getByTestId('approval-panel')).toBeVisible();
+
+      // nina operates too, but is not an approver: the plan is not hers to decide, in the page or by a direct call.
+      const ninaContext = await browser.newContext({ baseURL: server.url });
+      try {
+        const nina = await ninaContext.newPage();
+        await nina.goto(`/?token=${secrets.nina}`);
+        await expect(nina.getByTestId('identity')).toHaveText('nina · operator');
+        await nina.goto(`/runs/${id}`);
+        await expect(nina.getByTestId('approval-not-yours')).toBeVisible();
+        await expect(nina.getByTestId('approval-panel')).toHaveCount(0);
+        const decided = await nina.request.post(`/api/runs/${id}/approval`, { data: { request: 'any', decision: 'approve' } });
+        expect(decided.status()).toBe(403);
+        expect(((await decided.json()) as { error: { code: string } }).error.code).toBe('not_an_approver');
+      } finally {
+        await ninaContext.close();
+      }
+
       await omar.getByTestId('approval-approve').click();
       await expect(omar.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
       await expect(omar.getByTestId('plan-round-1').getByTestId('approval-decision')).toContainText('omar');

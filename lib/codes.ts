@@ -138,6 +138,8 @@ export const RequestErrorCode = z.enum([
   'read_only',
   /** A request beyond the role of the token that made it (a viewer's verdict, a reviewer's run, an operator's import). */
   'role_forbidden',
+  /** An operator deciding on a plan while PLANSCOPE_APPROVERS names who may, and not them. */
+  'not_an_approver',
   /** No named token has that name or id (revoking one). */
   'token_not_found',
   /** A named token of that name exists already. */

@@ -16,3 +16,12 @@ export type Identity = z.infer<typeof Identity>;
 export function mayAct(role: Role, needed: Role): boolean {
   return Role.options.indexOf(role) >= Role.options.indexOf(needed);
 }
+
+/**
+ * Whether this person may decide on plans: an operator or above, and, when `approvers` (PLANSCOPE_APPROVERS) names
+ * who may, one of them. An admin may always: they could make themselves a token that is.
+ */
+export function mayDecidePlans(identity: Identity, approvers: readonly string[] | null): boolean {
+  if (!mayAct(identity.role, 'operator')) return false;
+  return approvers === null || identity.role === 'admin' || approvers.includes(identity.person);
+}

@@ -87,6 +87,11 @@ const Env = z.object({
   PLANSCOPE_READ_TOKEN: z.string().trim().min(8, 'PLANSCOPE_READ_TOKEN must be at least 8 characters').optional(),
   /** Who a request carrying the token acts as, in the verdicts people give and the decisions on plans. */
   PLANSCOPE_TOKEN_NAME: z.string().trim().min(1).max(MAX_PERSON_CHARS).default('token'),
+  PLANSCOPE_APPROVERS: z
+    .string()
+    .transform((list) => list.split(',').map((name) => name.trim()).filter((name) => name.length > 0))
+    .pipe(z.array(z.string().max(MAX_PERSON_CHARS, `names of at most ${MAX_PERSON_CHARS} characters`)).min(1, 'a comma-separated list of names'))
+    .optional(),
   /** Single sign-on behind an authenticating proxy (server/http/trusted-proxy.ts): the proxies' addresses or blocks, comma-separated. */
   PLANSCOPE_TRUSTED_PROXIES: z.string().trim().min(1).optional(),
   PLANSCOPE_PROXY_USER_HEADER: z.string().trim().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a header name').default('X-Forwarded-User'),
@@ -294,6 +299,8 @@ function configSchema(defined: Record<string, string>, appRoot: string) {
       readToken: e.PLANSCOPE_READ_TOKEN ?? null,
       /** Who a request acts as (a person's verdicts and decisions on plans say it): the token's name, or `local` when the server needs no token. */
       person: e.PLANSCOPE_TOKEN === undefined ? LOCAL_PERSON : e.PLANSCOPE_TOKEN_NAME,
+      /** PLANSCOPE_APPROVERS: the only people (besides admins) who may decide on plans; null when unset: every operator may. */
+      approvers: e.PLANSCOPE_APPROVERS ?? null,
       /** The authenticating proxy whose user header names the person (PLANSCOPE_TRUSTED_PROXIES and its kin); null when unset. */
       trustedProxy: trustedProxySettings(e, (message) => {
         throw new ConfigError(`Invalid configuration: ${message}`);

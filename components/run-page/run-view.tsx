@@ -128,6 +128,11 @@ export function RunView({
       {approval && waiting && waitingRound && (
         <ApprovalPanel key={waiting.request} runId={runId} view={view} round={waitingRound} request={waiting.request} settings={approval} />
       )}
+      {!approval && waiting && waitingRound && (
+        <p className="text-sm text-amber-800 dark:text-amber-300" data-testid="approval-not-yours">
+          Round {waitingRound.round}&apos;s plan waits for a decision by someone who may approve plans here.
+        </p>
+      )}
       <PlanRounds
         rounds={shown}
         calls={view.llmCalls}

@@ -1,5 +1,5 @@
 import { headers } from 'next/headers';
-import { Identity, mayAct, type Role } from '../../lib/roles';
+import { Identity, mayAct, mayDecidePlans, type Role } from '../../lib/roles';
 import { RequestError } from '../errors';
 import { PERSON_HEADER, roleRefusal, ROLE_HEADER } from './gate';
 
@@ -18,6 +18,15 @@ export async function requestIdentity(): Promise<Identity> {
 export async function requireRole(needed: Role, doing: string): Promise<Identity> {
   const identity = await requestIdentity();
   if (!mayAct(identity.role, needed)) throw new RequestError('role_forbidden', roleRefusal(identity, needed, doing));
+  return identity;
+}
+
+/** The identity of a request deciding on a plan: an operator or above, and one of the approvers when they are named. */
+export async function requireApprover(approvers: readonly string[] | null): Promise<Identity> {
+  const identity = await requireRole('operator', 'approving or rejecting plans');
+  if (!mayDecidePlans(identity, approvers)) {
+    throw new RequestError('not_an_approver', `Only ${approvers!.join(', ')} (PLANSCOPE_APPROVERS) and admins may decide on plans here; ${identity.person} may not.`);
+  }
   return identity;
 }
 

@@ -35,6 +35,7 @@ export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
   server_busy: 503,
   read_only: 403,
   role_forbidden: 403,
+  not_an_approver: 403,
   proxy_untrusted: 403,
   proxy_identity_invalid: 401,
   token_not_found: 404,

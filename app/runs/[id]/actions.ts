@@ -4,7 +4,7 @@ import type { ApprovalOutcome, ForkRunOutcome } from '@/lib/api';
 import { runStartAction } from '@/lib/audit';
 import { actionOutcome } from '@/server/errors';
 import { signAction } from '@/server/http/audit-trail';
-import { requireRole } from '@/server/http/identity';
+import { requireApprover, requireRole } from '@/server/http/identity';
 import { getRuntime } from '@/server/runtime';
 
 /**
@@ -28,8 +28,9 @@ export async function forkRun(request: unknown): Promise<ForkRunOutcome> {
  */
 export async function decideApproval(runId: string, body: unknown): Promise<ApprovalOutcome> {
   return actionOutcome('decideApproval', 'The decision could not be recorded', async () => {
-    const { person } = await requireRole('operator', 'approving or rejecting plans');
-    const decided = await getRuntime().registry.decide(runId, body, person);
+    const { registry, config } = getRuntime();
+    const { person } = await requireApprover(config.approvers);
+    const decided = await registry.decide(runId, body, person);
     await signAction('plan_decided', { runId, detail: decided.decision });
     return { ok: true as const };
   });

@@ -8,7 +8,7 @@ import type { RunEvent } from '@/lib/events';
 import { MAX_ROUNDS } from '@/lib/run-request';
 import { foldRun } from '@/lib/run-state';
 import { OFFLINE_MODEL } from '@/server/config';
-import { mayAct } from '@/lib/roles';
+import { mayAct, mayDecidePlans } from '@/lib/roles';
 import { requestIdentity } from '@/server/http/identity';
 import { getRuntime } from '@/server/runtime';
 import { traceLink } from '@/server/telemetry/settings';
@@ -60,7 +60,7 @@ export default async function RunPage({ params }: Params) {
       imported={imported}
       fork={fork}
       forks={forks.map(toRunSummary)}
-      approval={operates ? { rules, decide: decideApproval } : null}
+      approval={mayDecidePlans(identity, config.approvers) ? { rules, decide: decideApproval } : null}
     />
   );
 }

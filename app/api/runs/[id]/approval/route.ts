@@ -1,5 +1,5 @@
 import { signAction } from '@/server/http/audit-trail';
-import { requestIdentity } from '@/server/http/identity';
+import { requireApprover } from '@/server/http/identity';
 import { handle, readJsonBody } from '@/server/http/respond';
 import { getRuntime } from '@/server/runtime';
 
@@ -13,8 +13,9 @@ export function POST(request: Request, { params }: { params: Promise<{ id: strin
   return handle(async () => {
     const { id } = await params;
     const body = await readJsonBody(request, MAX_BODY_BYTES);
-    const { registry } = getRuntime();
-    const decision = await registry.decide(id, body, (await requestIdentity()).person);
+    const { registry, config } = getRuntime();
+    const { person } = await requireApprover(config.approvers);
+    const decision = await registry.decide(id, body, person);
     await signAction('plan_decided', { runId: id, detail: decision.decision });
     return Response.json({ id, ...decision });
   });
