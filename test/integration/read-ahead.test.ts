@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../lib/events';
 import type { WorkspaceBridge } from '../../server/mcp/types';
 import { answer, CANARY, everythingStored, plan, startHarness, workspaceBridge, type Harness } from '../support/harness';
 
@@ -28,12 +27,11 @@ async function runNotingCalls(harness: Harness, bridge: WorkspaceBridge) {
   const base = bridge.callCounts();
   const count = (tool: string) => (bridge.callCounts()[tool] ?? 0) - (base[tool] ?? 0);
   const atPlanEnd: { read_file: number; stat_file: number }[] = [];
-  const onEvent = (event: RunEvent) => {
-    if (event.type === 'llm_call_finished' && event.call.startsWith('planner')) {
-      atPlanEnd.push({ read_file: count('read_file'), stat_file: count('stat_file') });
-    }
-  };
-  const outcome = await harness.run(TASK, { onEvent });
+  // As the planner's reply ends, not once its end is announced: a step accepted then may already be reading.
+  const unsubscribe = harness.fake.beforeDone((role) => {
+    if (role === 'planner') atPlanEnd.push({ read_file: count('read_file'), stat_file: count('stat_file') });
+  });
+  const outcome = await harness.run(TASK).finally(unsubscribe);
   return { ...outcome, atPlanEnd, reads: count('read_file'), stats: count('stat_file') };
 }
 

@@ -111,6 +111,11 @@ export interface FakeOllama {
   requests: RecordedRequest[];
   /** Chats being answered now, and the most ever answered at once: what a per-host bound is proved by. */
   chats: ChatCount;
+  /**
+   * Called as a streamed chat is about to send its `done` line, before its client can know the reply has ended:
+   * what was done while the reply streamed is told apart from what was done once it ended. Returns the unsubscribe.
+   */
+  beforeDone(listener: (role: ChatRole) => void): () => void;
   setScript(script: FakeScript): void;
   close(): Promise<void>;
 }
@@ -170,6 +175,10 @@ export async function startFakeOllama(script: FakeScript = {}, opts: { port?: nu
     port,
     requests,
     chats,
+    beforeDone: (listener) => {
+      state.beforeDone.add(listener);
+      return () => state.beforeDone.delete(listener);
+    },
     setScript: (next) => state.load(next),
     close: () => {
       closing ??= new Promise<void>((resolve, reject) => {
@@ -239,6 +248,7 @@ class FakeState {
   private queues = emptyQueues();
   /** What /api/ps reports: models a chat has touched, with the context they were loaded with. */
   readonly loaded = new Map<string, { numCtx: number }>();
+  readonly beforeDone = new Set<(role: ChatRole) => void>();
 
   constructor(script: FakeScript) {
     this.load(script);
@@ -411,14 +421,18 @@ async function chat(body: unknown, res: ServerResponse, state: FakeState) {
     return sendJson(res, 200, { ...chunk(model, '', ''), done: true, done_reason: 'load' });
   }
 
-  const reply = state.take(roleOf(request.format)) ?? { content: defaultContent(request.format) };
+  const role = roleOf(request.format);
+  const reply = state.take(role) ?? { content: defaultContent(request.format) };
   const received = performance.now();
   if (reply.delayMs) await sleep(reply.delayMs, undefined, { signal: gone });
   if (reply.hang) return; // the socket is destroyed when the client aborts or the fake closes
   if (reply.status !== undefined || reply.error !== undefined) {
     return sendError(res, reply.status ?? 500, reply.error ?? 'internal error');
   }
-  return request.stream ? streamReply(reply, request, res, gone, received) : singleReply(reply, request, res);
+  const done = () => {
+    for (const listener of state.beforeDone) listener(role);
+  };
+  return request.stream ? streamReply(reply, request, res, gone, received, done) : singleReply(reply, request, res);
 }
 
 export function roleOf(format: unknown): ChatRole {
@@ -431,7 +445,7 @@ function emptyQueues(): Record<ChatRole, FakeReply[]> {
   return { planner: [], synthesizer: [], reviewer: [], actor: [], executor: [], probe: [] };
 }
 
-async function streamReply(reply: FakeReply, request: ChatBody, res: ServerResponse, gone: AbortSignal, received: number) {
+async function streamReply(reply: FakeReply, request: ChatBody, res: ServerResponse, gone: AbortSignal, received: number, beforeDone: () => void) {
   const chunks = reply.chunks ?? DEFAULT_CHUNKS;
   // Thinking comes before content, as Ollama streams it.
   const deltas = [
@@ -461,6 +475,7 @@ async function streamReply(reply: FakeReply, request: ChatBody, res: ServerRespo
     return;
   }
   if (sent > 0 && reply.durationMs === undefined) await pace(sent, gone);
+  beforeDone();
   await writeLine(res, finalChunk(reply, request));
   res.end();
 }
