@@ -4,12 +4,11 @@ import { configDefaults, defineConfig } from 'vitest/config';
 /**
  * The engine's and the runs' tests again with their harnesses on PostgreSQL
  * (a database of their own each, on the server of this machine). Left out:
- * tests that read the SQLite file itself (durability, eval ownership), and
- * read-ahead's, which time the engine's reads by when events are published
- * (with a store that commits later, that is after the commit). Their
+ * tests that read the SQLite file itself (durability, eval ownership). Their
  * PostgreSQL counterparts are in test/integration/pg-*.test.ts.
  */
 const ON_POSTGRES = [
+  'test/integration/read-ahead.test.ts',
   'test/integration/resume.test.ts',
   'test/integration/engine.test.ts',
   'test/integration/engine-synthesis-retry.test.ts',
