@@ -6,14 +6,15 @@ import { mayAct, type Identity, type Role } from '@/lib/roles';
 import { KeyHelp } from './keyboard/key-help';
 import { ThemeToggle } from './theme/theme-toggle';
 
-const NAV: { href: string; label: string; active: (p: string) => boolean; needs?: Role }[] = [
+/** `wide`: left out at narrow widths (200% zoom), where every link would push the page sideways; the page still opens. */
+const NAV: { href: string; label: string; active: (p: string) => boolean; needs?: Role; wide?: true }[] = [
   { href: '/', label: 'New run', active: (p: string) => p === '/' },
   { href: '/runs', label: 'Runs', active: (p: string) => p.startsWith('/runs') || p.startsWith('/compare') },
   { href: '/review', label: 'Review', active: (p: string) => p.startsWith('/review') },
   { href: '/evals', label: 'Evaluations', active: (p: string) => p.startsWith('/evals') },
-  { href: '/agreement', label: 'Agreement', active: (p: string) => p.startsWith('/agreement') },
+  { href: '/agreement', label: 'Agreement', active: (p: string) => p.startsWith('/agreement'), wide: true },
   { href: '/workers', label: 'Workers', active: (p: string) => p.startsWith('/workers') },
-  { href: '/audit', label: 'Audit', active: (p: string) => p.startsWith('/audit'), needs: 'operator' },
+  { href: '/audit', label: 'Audit', active: (p: string) => p.startsWith('/audit'), needs: 'operator', wide: true },
 ];
 
 /**
@@ -43,8 +44,7 @@ export function SiteHeader({ identity }: { identity: Identity }) {
                 href={item.href}
                 prefetch={prefetch}
                 aria-current={active ? 'page' : undefined}
-                // The audit's link is left out at narrow widths (200% zoom), where six would push the page sideways; /audit still opens.
-                className={`rounded px-2 py-1 ${item.needs ? 'hidden md:inline' : ''} ${
+                className={`rounded px-2 py-1 ${item.wide ? 'hidden md:inline' : ''} ${
                   active
                     ? 'bg-zinc-100 font-medium text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100'
                     : 'text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100'

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import type { EvalList } from '@/lib/api';
 import { agreementByModel } from '@/lib/agreement';
 import { AgreementPanel } from '@/components/evals/agreement-panel';
@@ -28,7 +29,11 @@ export default async function EvalsPage() {
         <h1 className="text-base font-semibold">Evaluations</h1>
         <p className="mt-0.5 text-xs muted">
           A suite of tasks with the facts a correct answer must state, run for each model and strategy; the offline baseline is the floor
-          every model is compared against.
+          every model is compared against. How the people agree with each other, and the claims they dispute, is on{' '}
+          <Link href="/agreement" className="underline">
+            Agreement
+          </Link>
+          .
         </p>
       </div>
       <EvalListTable initial={initial} />
