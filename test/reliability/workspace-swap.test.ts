@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../lib/events';
 import type { RunState } from '../../lib/run-state';
 import { loadConfig } from '../../server/config';
 import { BridgeError, connectBridge } from '../../server/mcp/bridge-client';
@@ -230,14 +229,20 @@ describe('a workspace swapped after its run was posted: one table, two moments',
     fake.setScript({ planner: [{ content: plan('README.md', 'src/config.ts') }], synthesizer });
     const { id } = await runtime.registry.start({ task: `swap between reads: ${c.name}`, workspace: t.ws });
     let swapped = false;
-    const unsubscribe = runtime.bus.subscribe(id, (e: RunEvent) => {
-      if (e.type === 'step_finished' && e.index === 0 && !swapped) {
+    // As the first step's end is recorded, not once it is published: a burst of events shares a commit, and by the
+    // time it is announced the second read may have begun. The store is the real one, watched on its way in.
+    const store = runtime.store;
+    const append = store.append.bind(store);
+    store.append = (runId, e, ...rest) => {
+      if (runId === id && e.type === 'step_finished' && e.index === 0 && !swapped) {
         swapped = true;
         c.swap(t);
       }
+      return append(runId, e, ...rest);
+    };
+    const view = await runtime.registry.waitFor(id).finally(() => {
+      store.append = append;
     });
-    const view = await runtime.registry.waitFor(id);
-    unsubscribe();
     expect(swapped, 'the first read finished and the swap was made').toBe(true);
     return { id, view, bridgesBefore: null };
   }
