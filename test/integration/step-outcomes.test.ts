@@ -31,7 +31,8 @@ interface Case {
   env?: Record<string, string>;
   /** Prepares the workspace copy; returns folders to remove afterwards. */
   prepare?: (workspace: string) => string[] | void;
-  onEvent?: (workspace: string) => (e: RunEvent) => void;
+  /** Acts on each event as it is recorded (before it is published: the run may have gone on by then). */
+  onRecorded?: (workspace: string) => (e: RunEvent) => void;
   /** Round 1's ending and the run's; a re-plan that completes unless said. */
   ended?: 'replanned_after_failure' | 'stopped';
   status?: 'completed' | 'failed';
@@ -108,7 +109,7 @@ const CASES: Case[] = [
     step: 1,
     message: /^The workspace is no longer the directory this bridge was opened for/,
     env: { PLANSCOPE_STEP_CONCURRENCY: '1', PLANSCOPE_READ_AHEAD: 'false' },
-    onEvent: (ws) => (e) => {
+    onRecorded: (ws) => (e) => {
       if (e.type !== 'step_finished' || e.index !== 0) return;
       fs.renameSync(ws, `${ws}-posted`);
       fs.mkdirSync(path.join(ws, 'src'), { recursive: true });
@@ -149,7 +150,7 @@ describe('the Result tells why each step failed', () => {
     const env = c.env?.PLANSCOPE_CONFIG === 'glossary' ? { ...c.env, PLANSCOPE_CONFIG: glossaryConfig() } : c.env;
     h = await startHarness(c.script, env);
     leftovers.push(...(c.prepare?.(h.workspace) ?? []));
-    const { result, events } = await h.run(ENDPOINT_TASK, { ...c.options, ...(c.onEvent && { onEvent: c.onEvent(h.workspace) }) });
+    const { result, events } = await h.run(ENDPOINT_TASK, { ...c.options, ...(c.onRecorded && { onRecorded: c.onRecorded(h.workspace) }) });
 
     const failed = events.find((e) => e.type === 'step_failed' && e.code === c.code) ?? events.find((e) => e.type === 'step_reasoned');
     const message = failed?.type === 'step_failed' ? failed.message : failed?.type === 'step_reasoned' ? failed.reason : '';

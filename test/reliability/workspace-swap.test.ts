@@ -9,7 +9,7 @@ import { directoryIdentity } from '../../server/mcp/workspace-identity';
 import { createRuntime, type Runtime } from '../../server/runtime';
 import { bundleBridge } from '../support/bundle';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama';
-import { answer, plan, until } from '../support/harness';
+import { answer, plan, until, watchRecorded } from '../support/harness';
 import { bridgeProcesses } from '../support/server-process';
 
 /**
@@ -229,20 +229,14 @@ describe('a workspace swapped after its run was posted: one table, two moments',
     fake.setScript({ planner: [{ content: plan('README.md', 'src/config.ts') }], synthesizer });
     const { id } = await runtime.registry.start({ task: `swap between reads: ${c.name}`, workspace: t.ws });
     let swapped = false;
-    // As the first step's end is recorded, not once it is published: a burst of events shares a commit, and by the
-    // time it is announced the second read may have begun. The store is the real one, watched on its way in.
-    const store = runtime.store;
-    const append = store.append.bind(store);
-    store.append = (runId, e, ...rest) => {
-      if (runId === id && e.type === 'step_finished' && e.index === 0 && !swapped) {
+    // As the first step's end is recorded: by the time it is published, the second read may have begun.
+    const unwatch = watchRecorded(runtime.store, id, (e) => {
+      if (e.type === 'step_finished' && e.index === 0 && !swapped) {
         swapped = true;
         c.swap(t);
       }
-      return append(runId, e, ...rest);
-    };
-    const view = await runtime.registry.waitFor(id).finally(() => {
-      store.append = append;
     });
+    const view = await runtime.registry.waitFor(id).finally(unwatch);
     expect(swapped, 'the first read finished and the swap was made').toBe(true);
     return { id, view, bridgesBefore: null };
   }

@@ -12,6 +12,7 @@ import { isRequestError } from '../../server/errors';
 import type { WorkspaceBridge } from '../../server/mcp/types';
 import { resolveWorkspace } from '../../server/runs/workspace';
 import { createRuntime, type Runtime } from '../../server/runtime';
+import type { RunStore } from '../../server/store/run-store';
 import { startFakeOllama, type FakeOllama, type FakeScript } from './fake-ollama';
 import { createTestDatabase, type TestDatabase } from './postgres';
 
@@ -37,6 +38,8 @@ export interface RunOptions {
   strategy?: Strategy;
   profile?: PlanProfile;
   onEvent?: (e: RunEvent) => void;
+  /** Each event of the run as it is recorded, before it is committed and published: where a test acts between two steps. */
+  onRecorded?: (e: RunEvent) => void;
 }
 
 export interface RunOutcome {
@@ -106,7 +109,8 @@ export async function startHarness(
     async run(task, options = {}) {
       const { id } = await runtime.registry.start({ task, model: options.model, maxRounds: options.maxRounds, strategy: options.strategy, profile: options.profile });
       const unsubscribe = options.onEvent ? runtime.bus.subscribe(id, options.onEvent) : () => {};
-      const view = await runtime.registry.waitFor(id);
+      const unwatch = options.onRecorded ? watchRecorded(runtime.store, id, options.onRecorded) : () => {};
+      const view = await runtime.registry.waitFor(id).finally(unwatch);
       unsubscribe();
       return { id, view, result: heldToSchema(toResult(id, view)), events: await runtime.store.events(id) };
     },
@@ -148,6 +152,22 @@ export async function workspaceBridge(h: Pick<Harness, 'runtime' | 'workspace'>)
 }
 
 /** Polls until `probe` gives something truthy, for at most `waitMs`; never asserts how long it took. */
+/**
+ * Calls `listener` with each event of run `id` as the recorder hands it to the store (the real one, watched on its
+ * way in), before it is committed and published: a burst of events shares a commit, so by the time an event is
+ * announced the run may have gone on. Returns the function that stops watching.
+ */
+export function watchRecorded(store: RunStore, id: string, listener: (e: RunEvent) => void): () => void {
+  const append = store.append;
+  store.append = function (this: RunStore, runId, event, ...rest) {
+    if (runId === id) listener(event);
+    return append.call(this, runId, event, ...rest);
+  };
+  return () => {
+    store.append = append;
+  };
+}
+
 export async function until<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, waitMs = 15_000): Promise<T> {
   const deadline = Date.now() + waitMs;
   for (;;) {
