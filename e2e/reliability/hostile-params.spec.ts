@@ -33,7 +33,7 @@ const ROUTES: Record<string, RouteRow> = {
   'runs/route.ts': {
     path: '/api/runs',
     methods: ['GET', 'POST'],
-    query: ['before', 'limit', 'forkedFrom', 'status', 'model', 'strategy', 'profile', 'error', 'review', 'q'],
+    query: ['before', 'limit', 'forkedFrom', 'status', 'model', 'strategy', 'profile', 'error', 'review', 'q', 'origin'],
   },
   'runs/import/route.ts': { path: '/api/runs/import', methods: ['POST'] },
   'runs/[id]/route.ts': { path: '/api/runs/:id', methods: ['GET'] },
@@ -44,6 +44,8 @@ const ROUTES: Record<string, RouteRow> = {
   'runs/[id]/cancel/route.ts': { path: '/api/runs/:id/cancel', methods: ['POST'] },
   'runs/[id]/events/route.ts': { path: '/api/runs/:id/events', methods: ['GET'], query: ['after'] },
   'runs/[id]/verdicts/route.ts': { path: '/api/runs/:id/verdicts', methods: ['POST'] },
+  'runs/[id]/settlements/route.ts': { path: '/api/runs/:id/settlements', methods: ['POST'] },
+  'audit/route.ts': { path: '/api/audit', methods: ['GET'], query: ['person', 'action', 'run', 'since', 'until', 'cursor', 'limit'] },
   'suites/route.ts': { path: '/api/suites', methods: ['GET'] },
   'suites/[name]/route.ts': { path: '/api/suites/:name', methods: ['GET'] },
   'suites/[name]/cases/route.ts': { path: '/api/suites/:name/cases', methods: ['POST'] },
