@@ -298,8 +298,10 @@ export function getRuntime(): Runtime {
  */
 export async function startServerRuntime(): Promise<void> {
   try {
-    const { ready, config } = getRuntime();
+    const { ready, recovered, config } = getRuntime();
     await ready;
+    // Before the first request, as instrumentation.ts promises: a run the last process left in flight never reads `running` here.
+    await recovered;
     void reportReadinessAtStart(config);
   } catch (error) {
     process.stderr.write(`planscope: cannot start: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -107,7 +107,8 @@ test('SIGKILL mid-run: committed events survive, runs show interrupted with the 
   await startServer();
   const [runA, runB, runC] = [await api.run(a), await api.run(b), await api.run(c)];
   for (const [run, id] of [[runA, a], [runB, b], [runC, c]] as const) {
-    expect(run.status, id).toBe('interrupted');
+    // The server's own output says why a run was not marked (recovery writes to stderr).
+    expect(run.status, `${id}\n${server!.output()}`).toBe('interrupted');
     expect(run.error?.code).toBe('interrupted');
     const seen = before.get(id)!;
     expect(run.events.slice(0, seen.length)).toEqual(seen);
