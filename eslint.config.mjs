@@ -1,4 +1,5 @@
 // @ts-check
+import fs from 'node:fs';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
@@ -7,6 +8,7 @@ import tseslint from 'typescript-eslint';
  * The architecture, checked rather than only described: `lib/` is pure and
  * imports nothing of ours outside it (nor Node), `components/` import only
  * `lib/`, `server/` never imports `app/` or `components/`; inside `server/`,
+ * each part imports only the parts on the floors below it (`SERVER_FLOORS`),
  * no runtime import cycle (type-only imports may close a loop: they are
  * gone once compiled), the engine reaches neither the runs, the store, HTTP
  * nor the file system, and the store knows nothing of runs or the engine;
@@ -47,6 +49,39 @@ function inServer(part, ...folders) {
 }
 
 const SERVER_LAYERS = layers('app', 'components');
+
+/**
+ * The parts of `server/`, from the ground up: a part imports only parts on
+ * a lower floor, so no import runs back up and no two folders need each
+ * other (type-only imports included: a type is a dependency of the design
+ * even when it is gone at run time). Parts on one floor do not import each
+ * other. docs/architecture.md draws the same floors.
+ */
+const SERVER_FLOORS = [
+  ['errors.ts', 'process.ts', 'app-root.ts', 'bundles.mjs'],
+  ['config'],
+  ['store'],
+  ['telemetry', 'queries.ts'],
+  ['mcp'],
+  ['llm'],
+  ['engine', 'queue'],
+  ['runs', 'workers'],
+  ['replay', 'eval', 'run-bundles', 'doctor'],
+  ['runtime.ts'],
+  ['http', 'cli'],
+];
+// A part left off the floors would be checked by nothing: the lint refuses to start instead.
+const unplaced = fs.readdirSync(new URL('./server', import.meta.url)).filter((entry) => !entry.endsWith('.md') && !SERVER_FLOORS.flat().includes(entry));
+if (unplaced.length > 0) throw new Error(`eslint.config.mjs: put ${unplaced.map((e) => `server/${e}`).join(', ')} on a floor of SERVER_FLOORS`);
+const serverPart = (/** @type {string} */ part) => `./server/${part}`;
+/** `import-x/no-restricted-paths` zones: each part may not import a part on its own floor or above. */
+const FLOOR_ZONES = SERVER_FLOORS.flatMap((floor, level) =>
+  floor.map((part) => ({
+    target: serverPart(part),
+    from: SERVER_FLOORS.slice(level).flat().filter((other) => other !== part).map(serverPart),
+    message: `server/${part} is on floor ${level + 1} of server/: it imports only the parts below it (see docs/architecture.md)`,
+  })),
+);
 const NO_FS = ['fs', 'fs/promises', 'node:fs', 'node:fs/promises'].map((name) => ({
   name,
   message: 'the engine reads files only through the workspace bridge (MCP)',
@@ -106,6 +141,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: SERVER_LAYERS }],
       // Type-only imports are not followed: a loop closed only by types is gone at run time.
       'import-x/no-cycle': 'error',
+      'import-x/no-restricted-paths': ['error', { zones: FLOOR_ZONES }],
     },
   },
   {

@@ -95,6 +95,12 @@ test.describe('agreement between two people', () => {
     await expect(disputed.getByTestId('standing')).toHaveText('Unsettled; a tie between correct and incorrect');
     await disputed.locator('[data-testid="settle"][data-verdict="incorrect"]').click();
     await expect(disputed.getByTestId('standing')).toHaveText('Settled by bo: incorrect');
+    // The audit trail has the settlement, signed by who settled it.
+    const trail = await fetch(`${server.url}/api/audit?action=verdict_settled`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(trail.status).toBe(200);
+    expect(((await trail.json()) as { entries: unknown[] }).entries).toEqual([
+      expect.objectContaining({ person: 'bo', action: 'verdict_settled', runId, subject: 'claim 3', detail: 'incorrect' }),
+    ]);
 
     // The page the fixture checks for accessibility.
     await page.goto(`${server.url}/agreement?token=${TOKEN}`);

@@ -14,6 +14,7 @@ export const AuditAction = z.enum([
   'run_cancelled',
   'plan_decided',
   'verdict_given',
+  'verdict_settled',
   'call_replayed',
   'bundle_imported',
   'eval_started',

@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import type { ErrorInfo, RequestErrorCode } from '../lib/codes';
 import type { Rejection } from '../lib/events';
 import { firstIssue } from '../lib/structured';
-import { REQUEST_ERROR_STATUS } from './http/request-error';
 
 /**
  * Server actions, route handlers and instrumentation are separate bundles
@@ -38,7 +37,50 @@ export class ConfigError extends PlanscopeError {
   override name = 'ConfigError';
 }
 
-/** A refused request: a stable code, a message for people, and the HTTP status it maps to (server/http/'s map). */
+/** The HTTP status each refusal is answered with. */
+export const REQUEST_ERROR_STATUS: Record<RequestErrorCode, number> = {
+  invalid_request: 400,
+  task_too_long: 413,
+  payload_too_large: 413,
+  workspace_not_found: 400,
+  /** Outside PLANSCOPE_WORKSPACE_ROOTS: understood, and refused. */
+  workspace_not_allowed: 403,
+  run_not_found: 404,
+  artifact_not_found: 404,
+  eval_not_found: 404,
+  unauthorized: 401,
+  not_running: 409,
+  round_not_found: 404,
+  plan_rejected: 422,
+  run_not_finished: 409,
+  approval_not_pending: 409,
+  run_not_claimed: 409,
+  call_not_found: 404,
+  call_not_replayable: 409,
+  bundle_invalid: 400,
+  bundle_version_unsupported: 400,
+  bundle_hash_mismatch: 422,
+  bundle_events_invalid: 422,
+  bundle_too_large: 413,
+  bundle_limit_exceeded: 413,
+  bundle_import_busy: 503,
+  /** Understood, but this Ollama or model cannot serve it: the message says what to change. */
+  ollama_too_old: 422,
+  model_lacks_capability: 422,
+  suite_invalid: 400,
+  suite_not_found: 404,
+  server_busy: 503,
+  read_only: 403,
+  role_forbidden: 403,
+  not_an_approver: 403,
+  proxy_untrusted: 403,
+  proxy_identity_invalid: 401,
+  token_not_found: 404,
+  token_name_taken: 409,
+  claim_not_disputed: 409,
+};
+
+/** A refused request: a stable code, a message for people, and the HTTP status it maps to (`REQUEST_ERROR_STATUS`). */
 export class RequestError extends PlanscopeError {
   readonly [REQUEST] = true;
   override name = 'RequestError';

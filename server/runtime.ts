@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import { ConfigError, loadConfig, type Config } from './config';
-import { checkListenAddress, nextListenHostname } from './http/listen-address';
+import { checkListenAddress, nextListenHostname } from './config/listen-address';
 import type { ExternalTools } from './engine/tools';
 import type { ToolSpec } from '../lib/general-plan';
 import { reportReadinessAtStart } from './llm/readiness';

@@ -1,7 +1,7 @@
 import { NotFoundCard } from '@/components/ui/not-found-card';
 import { StoreName } from '@/components/ui/store-place';
 import { getRuntime } from '@/server/runtime';
-import { storePlace } from '@/server/store-place';
+import { storePlace } from '@/server/config/store-place';
 
 export default function CompareNotFound() {
   const store = storePlace(getRuntime().config);

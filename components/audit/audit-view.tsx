@@ -10,6 +10,7 @@ const ACTION_WORDS: Record<AuditAction, string> = {
   run_cancelled: 'cancelled a run',
   plan_decided: 'decided on a plan',
   verdict_given: 'gave a verdict',
+  verdict_settled: 'settled a disputed claim',
   call_replayed: 'replayed a call',
   bundle_imported: 'imported a bundle',
   eval_started: 'started an evaluation',

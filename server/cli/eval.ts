@@ -60,6 +60,7 @@ async function main(): Promise<number> {
       models,
       strategies,
       repeat: Number(args.repeat),
+      by: config.person,
       ...(args.tasks !== undefined && { tasks: args.tasks.split(',').map((t) => t.trim()).filter((t) => t !== '') }),
       onItem: args.json
         ? undefined

@@ -42,8 +42,8 @@ async function openSuite(runtime: SuiteRuntime, suitePath: string): Promise<{ su
   return { suite, workspace: suite.workspace };
 }
 
-/** What to run: the settings stored with the evaluation, and who to tell of each item as it is stored. */
-export type EvalPlan = EvalSettings & { onItem?: (item: EvalItem) => void };
+/** What to run: the settings stored with the evaluation, who started it (each item's run says so), and who to tell of each item as it is stored. */
+export type EvalPlan = EvalSettings & { by?: string; onItem?: (item: EvalItem) => void };
 
 /** What an evaluation needs of the runtime: the registry to run through, the stores for its suite and items, the policy it scores by. */
 export interface SuiteRuntime {
@@ -124,7 +124,7 @@ async function runItems(runtime: SuiteRuntime, plan: EvalPlan, id: string, suite
     items.push(item);
     plan.onItem?.(item);
   };
-  const start = (spec: ItemSpec) => runtime.registry.start({ task: spec.task.task, model: spec.model, strategy: spec.strategy, workspace }, { evalId: id });
+  const start = (spec: ItemSpec) => runtime.registry.start({ task: spec.task.task, model: spec.model, strategy: spec.strategy, workspace }, { evalId: id, ...(plan.by !== undefined && { by: plan.by }) });
   try {
     if (runtime.registry.queues) {
       // Workers on many machines take them: every item is queued at once, and each is recorded as it finishes, wherever it ran.

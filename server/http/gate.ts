@@ -3,13 +3,13 @@ import { NextResponse, type NextRequest } from 'next/server';
 import { LOCAL_PERSON } from '../../lib/person';
 import { mayAct, type Identity, type Role } from '../../lib/roles';
 import { loadConfig } from '../config';
-import { isLoopback } from './listen-address';
-import { RequestError } from '../errors';
+import { isLoopback } from '../config/listen-address';
+import type { TrustedProxySettings } from '../config/trusted-proxies';
+import { REQUEST_ERROR_STATUS, RequestError } from '../errors';
 import { NAMED_TOKEN_PREFIX, type TokenStore } from '../store/token-store';
-import { REQUEST_ERROR_STATUS } from './request-error';
 import { refusalResponse } from './respond';
 import { readRoleOf, writeRoleOf } from './route-roles';
-import { proxyClaim, type TrustedProxySettings } from './trusted-proxy';
+import { proxyClaim } from './trusted-proxy';
 
 /**
  * The web surface's gate: proxy.ts (Next 16's renamed middleware) runs it in

@@ -8,12 +8,12 @@ import { describeFinding, findSecret } from '../../lib/secret-scan';
 import type { StepErrorCode } from '../../lib/codes';
 import { DEFAULT_PATH_POLICY, type PathPolicy } from '../../lib/policy';
 import { checkToolArgs } from '../../lib/tool-args';
-import { isHttpServer, type ServerConfig } from './servers-config';
+import { isHttpServer, type ServerConfig } from '../config/servers-file';
 import { checkServedPath, resolveWorkspaceRoot, type WorkspaceRoot } from './workspace-files';
 import { errorMessage, McpSession, type Deadline, type McpServerTarget, type StartFailure } from './session';
 import { traceMeta } from '../telemetry/trace-context';
 
-export type { HttpServerConfig, ServerConfig, StdioServerConfig } from './servers-config';
+export type { HttpServerConfig, ServerConfig, StdioServerConfig } from '../config/servers-file';
 
 /**
  * Pluggable MCP servers: the tool servers named in planscope.config.json,

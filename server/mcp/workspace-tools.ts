@@ -3,7 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Config } from '../config';
 import { BridgeToolName } from './bridge-protocol';
 import { createBridgeServer } from './bridge-server';
-import { RESERVED_SERVER_NAME } from './servers-config';
+import { RESERVED_SERVER_NAME } from '../config/servers-file';
 import { notReadOnlyReason, type ServerStatus, type ToolDescriptor } from './tool-servers';
 
 /** The bridge tools plans may name as `workspace.<tool>`, in this order. */

@@ -1,27 +1,23 @@
-import type { RunEvent } from '../../lib/events';
 import { foldRun, type ApprovalDecisionView, type RunState } from '../../lib/run-state';
 import type { PlanRulesInfo } from '../../lib/plan-judgement';
 import type { WorkerHost } from '../../lib/worker';
 import type { Config } from '../config';
-import { RequestError } from '../errors';
 import { HostChoice } from '../llm/host-choice';
 import { processHostSlots, type CallSlots } from '../llm/host-slots';
-import type { Model } from '../llm/types';
-import { inRunTrace } from '../telemetry/trace-context';
-import { holdHere, releaseHere, runtimeOwner, type KnownOwner } from '../store/owner';
+import { releaseHere, runtimeOwner, type KnownOwner } from '../store/owner';
 import type { RunStore } from '../store/run-store';
 import { ApprovalDesk } from './approval-desk';
-import { runStartFromLog } from './run-start-from-log';
 import type { BridgePool } from './bridge-pool';
 import type { RunBus } from './bus';
 import { RunExecution, type RunTools } from './execution';
 import { RunIntake, type RunOrigin } from './intake';
 import type { GoingOn, LiveRun, NewRecorder } from './live-run';
+import { LocalRunner } from './local-runner';
 import type { QueuedRuns } from './queued';
 import { RunRecorder } from './recorder';
-import { recoverInterrupted, takenOver, type Attempts } from './recovery';
+import { recoverInterrupted, type Attempts } from './recovery';
 import { RunSlots } from './slots';
-import { pinnedOf, workspacePolicy, type WorkspacePolicy } from './workspace';
+import { workspacePolicy, type WorkspacePolicy } from './workspace';
 
 export type { RunTools } from './execution';
 export type { Attempts } from './recovery';
@@ -32,8 +28,9 @@ export type { Attempts } from './recovery';
  * `queued`), cancellable, and watched live through the bus. The registry
  * keeps the runs live here and their lifecycle; its parts do the rest:
  * `RunIntake` (requests, new runs and forks, plan rules), `RunSlots` (the
- * bound), `RunExecution` (one run executed and retired), `ApprovalDesk`
- * (decisions and waits), recovery, and `HostChoice` (which Ollama host).
+ * bound), `LocalRunner` (a stored run taken up here), `RunExecution` (one
+ * run executed and retired), `ApprovalDesk` (decisions and waits),
+ * recovery, and `HostChoice` (which Ollama host).
  */
 export class RunRegistry {
   private readonly live = new Map<string, LiveRun>();
@@ -42,6 +39,7 @@ export class RunRegistry {
   private readonly intake: RunIntake;
   private readonly desk: ApprovalDesk;
   private readonly execution: RunExecution;
+  private readonly runner: LocalRunner;
   private readonly newRecorder: NewRecorder;
   /** The workspaces runs may use here, the default one pinned as this registry started: what posting and running a run are judged by. */
   readonly workspacePolicy: WorkspacePolicy;
@@ -66,10 +64,11 @@ export class RunRegistry {
     const slots = (this.slots = new RunSlots<LiveRun>(config.maxConcurrentRuns));
     this.hosts = new HostChoice(config, callSlots);
     const intake = (this.intake = new RunIntake({ config, owner, workspacePolicy: policy, store, tools, hosts: this.hosts, newRecorder }));
-    const goOnHere = (recorder: RunRecorder, controller: AbortController, run: GoingOn) => this.goOnHere(recorder, controller, run, null);
+    const goOnHere = (recorder: RunRecorder, controller: AbortController, run: GoingOn) => this.runner.goOn(recorder, controller, run, null);
     const planRulesInfo = () => intake.planRulesInfo();
     this.desk = new ApprovalDesk({ config, owner, workspacePolicy: policy, store, bus, bridges, slots, live, queued, newRecorder, planRulesInfo, goOnHere });
-    this.execution = new RunExecution({ config, workspacePolicy: policy, store, bridges, tools, slots, live, decisions: this.desk });
+    const execution = (this.execution = new RunExecution({ config, workspacePolicy: policy, store, bridges, tools, slots, live, decisions: this.desk }));
+    this.runner = new LocalRunner({ owner, workspacePolicy: policy, store, bus, hosts: this.hosts, slots, live, execution, desk: this.desk, newRecorder });
   }
 
   /** The models each Ollama host listed, in the order configured (this process's worker registration): what host choice goes by. */
@@ -94,7 +93,7 @@ export class RunRegistry {
       return { id };
     }
     const { id, model, log } = await this.intake.createHeld(input, origin);
-    return this.runHere(id, { attempt: 1, maxAttempts: 1, from: null }, model, log);
+    return this.runner.run(id, { attempt: 1, maxAttempts: 1, from: null }, model, log);
   }
 
   /**
@@ -120,71 +119,7 @@ export class RunRegistry {
    * for a person's decision, is left as it is.
    */
   async runStored(id: string, attempts: Attempts): Promise<{ id: string }> {
-    return this.runHere(id, attempts, null);
-  }
-
-  /**
-   * `log`: the run's events as this process has just stored them, creating
-   * it and holding it since (so nothing else has appended to it): its
-   * beginning is read from them, not from the store again.
-   */
-  private async runHere(id: string, attempts: Attempts, ready: Model | null, log: RunEvent[] | null = null): Promise<{ id: string }> {
-    const { from } = attempts;
-    if (from) {
-      holdHere('run', id);
-      if (!(await this.store.claimRun(id, from, this.owner))) {
-        releaseHere('run', id);
-        throw new RequestError('run_not_claimed', `Run ${id} is not owned by the process it was to be taken over from (pid ${from.pid ?? '?'} on ${from.host ?? '?'}).`);
-      }
-    }
-    try {
-      const events = log ?? (await this.store.events(id));
-      if (events.length === 0) throw new RequestError('run_not_found', `There is no run ${id}.`);
-      const { view, created, startInput, resume } = await runStartFromLog(events, (name) => this.store.getArtifact(id, name));
-      const controller = new AbortController();
-      const recorder = this.newRecorder(id, view, controller);
-      if (!resume) {
-        releaseHere('run', id);
-        // Taken over while it waits for a person: this process now keeps its approval timeout.
-        if (view.status === 'awaiting_approval') await this.desk.watchWaiting(id);
-        return { id };
-      }
-      // Recorded here from now on: counted and traced here, as its log has it, wherever it was created.
-      this.bus.adopt(id, { created, status: view.status });
-      const pinned = pinnedOf(created, this.workspacePolicy);
-      if (!(await takenOver(recorder, view, resume, attempts, pinned))) {
-        releaseHere('run', id);
-        return { id };
-      }
-      this.goOnHere(recorder, controller, { view, created, startInput, pinned }, ready);
-      // A store that failed to commit has stopped the run already; its first events were stored when it was created.
-      await recorder.flushed().catch(() => undefined);
-      return { id };
-    } catch (error) {
-      if (!this.live.has(id)) releaseHere('run', id);
-      throw error;
-    }
-  }
-
-  /** A stored run goes on here from its beginning: live, queued for a slot, then executed at the host chosen as it starts. */
-  private goOnHere(recorder: RunRecorder, controller: AbortController, { view, created, startInput, pinned }: GoingOn, ready: Model | null): void {
-    const id = recorder.runId;
-    const limits = view.limits ?? created.limits;
-    let settle!: (view: RunState) => void;
-    const done = new Promise<RunState>((resolve) => (settle = resolve));
-    const live: LiveRun = { recorder, controller, stopReason: null, awaiting: null, done, settle };
-    this.live.set(id, live);
-    const run = async () => {
-      const { model, release } = await this.hosts.modelOnHost(view.model, ready);
-      const plan = { live, model, workspace: pinned, limits, strategy: view.strategy, profile: view.profile, startInput, approval: view.approval !== null };
-      try {
-        // Every call the run makes (to Ollama, to MCP servers) carries its trace from here on.
-        await inRunTrace(created.traceparent, () => this.execution.execute(plan));
-      } finally {
-        release();
-      }
-    };
-    this.slots.enqueue(live, () => void run());
+    return this.runner.run(id, attempts, null);
   }
 
   /** Cancels a queued or running run; false when it is not live in this process. */

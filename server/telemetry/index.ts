@@ -4,7 +4,7 @@ import { guarded } from './guarded';
 import type { OtelExport } from './otel-sdk';
 import { RunMetrics } from './run-metrics';
 import type { RunSpans } from './run-spans';
-import type { TelemetrySettings } from './settings';
+import type { TelemetrySettings } from '../config/telemetry';
 
 /**
  * Runs as metrics (always, for `GET /api/metrics`) and, when an OTLP

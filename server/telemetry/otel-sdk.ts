@@ -10,7 +10,7 @@ import { AGENT_NAME } from './conventions';
 import { reportExportFailures } from './export-failures';
 import { HISTOGRAM_BUCKETS, METRICS, type CounterKey, type GaugeKey, type HistogramKey, type RunMetrics } from './run-metrics';
 import { RunSpans, StagedIds, type RunSpansOptions } from './run-spans';
-import type { TelemetrySettings } from './settings';
+import type { TelemetrySettings } from '../config/telemetry';
 
 /**
  * The OpenTelemetry SDK, set up from planscope's configuration. Only ever

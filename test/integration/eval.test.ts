@@ -47,7 +47,7 @@ describe('the evaluation harness', () => {
         ],
       }),
     );
-    const { id, items } = await runSuite(h.runtime, { suitePath, models: ['qwen3:8b'], strategies: ['plan-execute'], repeat: 1 });
+    const { id, items } = await runSuite(h.runtime, { suitePath, models: ['qwen3:8b'], strategies: ['plan-execute'], repeat: 1, by: 'ana' });
     expect(items.map((i) => [i.taskId, i.success])).toEqual([
       ['states-host', true],
       ['misses-fact', false],
@@ -72,6 +72,8 @@ describe('the evaluation harness', () => {
     expect(await listed('evaluation')).toEqual(items.map((i) => i.runId).sort());
     expect(await listed('direct')).toEqual([direct.id]);
     expect((await h.runtime.store.getRun(items[0]!.runId))?.evalId).toBe(id);
+    // Each item's run says who started the evaluation.
+    for (const item of items) expect((await h.runtime.store.events(item.runId))[0]).toMatchObject({ type: 'run_created', by: 'ana' });
     expect((await h.runtime.store.getRun(direct.id))?.evalId).toBeNull();
     await expect(h.runtime.registry.start({ task: 'Where is the host set?', model: 'offline', evalId: id })).rejects.toMatchObject({ code: 'invalid_request' });
   });

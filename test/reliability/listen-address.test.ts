@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config';
-import { checkListenAddress, isLoopback, nextListenHostname } from '../../server/http/listen-address';
+import { checkListenAddress, isLoopback, nextListenHostname } from '../../server/config/listen-address';
 
 /**
  * Where the server may listen without a token. The production server's

@@ -2,6 +2,7 @@ import type { EvalList, EvalStarted } from '@/lib/api';
 import { RunSuiteRequest } from '@/lib/eval-case';
 import { evalModels, startSuite, STORED_SUITE_PREFIX, SuiteError } from '@/server/eval/run-suite';
 import { signAction } from '@/server/http/audit-trail';
+import { requestIdentity } from '@/server/http/identity';
 import { handle, readJsonBody } from '@/server/http/respond';
 import { parseOrRefuse, RequestError } from '@/server/errors';
 import { getRuntime } from '@/server/runtime';
@@ -28,7 +29,8 @@ export function POST(request: Request): Promise<Response> {
     if (!(await runtime.suites.get(suite))) throw new RequestError('suite_not_found', `There is no stored suite ${suite}.`);
     let started;
     try {
-      started = await startSuite(runtime, { suitePath: `${STORED_SUITE_PREFIX}${suite}`, models: evalModels(runtime.config.model), strategies: ['plan-execute'], repeat: 1 });
+      const by = (await requestIdentity()).person;
+      started = await startSuite(runtime, { suitePath: `${STORED_SUITE_PREFIX}${suite}`, models: evalModels(runtime.config.model), strategies: ['plan-execute'], repeat: 1, by });
     } catch (error) {
       if (error instanceof SuiteError) throw new RequestError('suite_invalid', error.message);
       throw error;

@@ -11,7 +11,7 @@ import { OFFLINE_MODEL } from '@/server/config';
 import { mayAct, mayDecidePlans } from '@/lib/roles';
 import { requestIdentity } from '@/server/http/identity';
 import { getRuntime } from '@/server/runtime';
-import { traceLink } from '@/server/telemetry/settings';
+import { traceLink } from '@/server/config/telemetry';
 import { parseTraceparent } from '@/server/telemetry/trace-context';
 import { decideApproval, forkRun } from './actions';
 

@@ -2,7 +2,7 @@ import * as semconv from '@opentelemetry/semantic-conventions/incubating';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../server/config';
 import { GenAi, GenAiOperation, General, Mcp } from '../../../server/telemetry/conventions';
-import { traceLink } from '../../../server/telemetry/settings';
+import { traceLink } from '../../../server/config/telemetry';
 import { formatTraceparent, parseTraceparent, spanIdFor } from '../../../server/telemetry/trace-context';
 
 const telemetryOf = (env: Record<string, string>) => loadConfig(env, process.cwd()).telemetry;

@@ -1,12 +1,13 @@
 import { maskHost } from '../../lib/mask';
 import { EMBEDDED_PREFIX, OLLAMA_PREFIX, OPENAI_SERVER_NAME } from '../../lib/model-ref';
 import { ConfigError } from '../errors';
+import { urlScheme } from './url-scheme';
 
 /**
  * Where models are served, as the configuration names them: the Ollama
  * hosts (`OLLAMA_HOST`, `PLANSCOPE_OLLAMA_HOSTS`) and the OpenAI-compatible
  * servers (`PLANSCOPE_OPENAI_BASE_URL`, `PLANSCOPE_OPENAI_SERVERS` and their
- * keys), read and refused here for server/config.ts.
+ * keys), read and refused here for server/config/index.ts.
  */
 
 /** One OpenAI-compatible server (LM Studio, llama-server, vLLM, ...): its models are named `<name>:<model id>`. */
@@ -85,13 +86,7 @@ export function openaiServers(defined: Record<string, string>, baseUrl: string |
 }
 
 function checkOpenAIBaseUrl(raw: string, source: string): string {
-  let protocol: string | null = null;
-  try {
-    protocol = new URL(raw).protocol;
-  } catch {
-    // Not a URL: refused below.
-  }
-  if (protocol !== 'http:' && protocol !== 'https:') {
+  if (!['http:', 'https:'].includes(urlScheme(raw) ?? '')) {
     throw new ConfigError(`Invalid configuration: ${source}: ${maskHost(raw)} is not an http or https URL (such as http://127.0.0.1:1234/v1).`);
   }
   return raw.replace(/\/+$/, '');

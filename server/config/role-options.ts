@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CallLabel, type CallOptions } from '../../lib/events';
 import { ConfigError } from '../errors';
 
-/** Ollama sampling settings, as the global variables (server/config.ts) and each role's spell them. */
+/** Ollama sampling settings, as the global variables (server/config/index.ts) and each role's spell them. */
 export const Temperature = z.coerce.number().min(0).max(2);
 export const NumPredict = z.coerce.number().int().min(1).max(131_072);
 export const Think = z.enum(['true', 'false']).transform((v) => v === 'true');

@@ -1,34 +1,38 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { RunLimits } from '../lib/events';
-import { DEFAULT_BUNDLE_LIMITS, type BundleCheckSettings } from '../lib/bundle';
-import { LOCAL_PERSON, MAX_PERSON_CHARS } from '../lib/person';
-import { maskHost } from '../lib/mask';
-import { buildPathPolicy } from '../lib/policy';
-import { Role } from '../lib/roles';
-import { trustedProxySettings } from './http/trusted-proxy';
-import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './mcp/servers-config';
-import { OtelEnv, telemetrySettings, TelemetrySettingsError, type TelemetrySettings } from './telemetry/settings';
-import { checkListenAddress } from './http/listen-address';
-import { callOptionsByRole, NumPredict, Temperature, Think } from './llm/role-options';
-import { normalizeOllamaHost, openaiServers, parseOllamaHosts, type OpenAIServer } from './llm/model-hosts';
-import { ConfigError } from './errors';
+import type { RunLimits } from '../../lib/events';
+import { DEFAULT_BUNDLE_LIMITS, type BundleCheckSettings } from '../../lib/bundle';
+import { LOCAL_PERSON, MAX_PERSON_CHARS } from '../../lib/person';
+import { maskHost } from '../../lib/mask';
+import { buildPathPolicy } from '../../lib/policy';
+import { Role } from '../../lib/roles';
+import { trustedProxySettings } from './trusted-proxies';
+import { CONFIG_FILE_NAME, readServersFile, ServersConfigError, type ServerConfig } from './servers-file';
+import { OtelEnv, telemetrySettings, TelemetrySettingsError, type TelemetrySettings } from './telemetry';
+import { checkListenAddress } from './listen-address';
+import { callOptionsByRole, NumPredict, Temperature, Think } from './role-options';
+import { normalizeOllamaHost, openaiServers, parseOllamaHosts, type OpenAIServer } from './model-hosts';
+import { ConfigError } from '../errors';
+import { checkDatabaseUrl } from './database';
+import { workerSettings } from './workers';
+import { parseWorkspaceRoots } from './workspace-roots';
 
 /**
  * Configuration is read here, once, from the environment, and validated with
  * zod at start-up. Nothing else in planscope reads `process.env`. The
  * variables are one schema (`Env`), and `Config` is what its transform makes
- * of them: the type is the schema's output, never written out by hand. What
- * a run, a role's calls or the listening server make of their part lives
- * beside them (server/runs/run-limits.ts, server/llm/role-options.ts,
- * server/http/listen-address.ts).
+ * of them: the type is the schema's output, never written out by hand. The
+ * parts that read more than a variable each live beside this file in
+ * server/config/ (each role's sampling, the model hosts, the listen
+ * address, the proxies, the tool servers' file, OpenTelemetry), below every
+ * part that uses them; what a run makes of its limits is
+ * server/runs/run-limits.ts.
  */
 
 export { ConfigError };
 
 /** The offline baseline's name, defined with the requests that may name it. */
-export { OFFLINE_MODEL } from '../lib/run-request';
+export { OFFLINE_MODEL } from '../../lib/run-request';
 
 const int = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
@@ -92,7 +96,7 @@ const Env = z.object({
     .transform((list) => list.split(',').map((name) => name.trim()).filter((name) => name.length > 0))
     .pipe(z.array(z.string().max(MAX_PERSON_CHARS, `names of at most ${MAX_PERSON_CHARS} characters`)).min(1, 'a comma-separated list of names'))
     .optional(),
-  /** Single sign-on behind an authenticating proxy (server/http/trusted-proxy.ts): the proxies' addresses or blocks, comma-separated. */
+  /** Single sign-on behind an authenticating proxy (server/config/trusted-proxies.ts): the proxies' addresses or blocks, comma-separated. */
   PLANSCOPE_TRUSTED_PROXIES: z.string().trim().min(1).optional(),
   PLANSCOPE_PROXY_USER_HEADER: z.string().trim().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a header name').default('X-Forwarded-User'),
   PLANSCOPE_PROXY_GROUPS_HEADER: z.string().trim().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a header name').optional(),
@@ -130,7 +134,7 @@ const Env = z.object({
   PLANSCOPE_SYNTH_RETRIES: int(0, 5, 1),
   /** The most times one replay request may send a recorded LLM call ("repeat N times"). */
   PLANSCOPE_MAX_REPLAY_REPEATS: int(1, 100, 10),
-  /** The base of every role's sampling; unset, each role has its own default (see `callOptionsByRole`, server/llm/role-options.ts). */
+  /** The base of every role's sampling; unset, each role has its own default (see `callOptionsByRole`, server/config/role-options.ts). */
   PLANSCOPE_THINK: Think.optional(),
   PLANSCOPE_NUM_PREDICT: NumPredict.optional(),
   PLANSCOPE_TEMPERATURE: Temperature.optional(),
@@ -183,7 +187,7 @@ const Env = z.object({
   PLANSCOPE_WORKER_GRACE_MS: int(0, 3_600_000, 30_000),
   /** The trace UI's address for one trace, `{traceId}` standing for the id: the run page links to it. */
   PLANSCOPE_TRACE_URL: z.string().trim().min(1).optional(),
-  /** The standard OpenTelemetry variables planscope acts on (see server/telemetry/settings.ts). */
+  /** The standard OpenTelemetry variables planscope acts on (see server/config/telemetry.ts). */
   ...OtelEnv.shape,
 });
 
@@ -380,79 +384,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${String(issue?.path[0] ?? '')}: ${issue?.message ?? 'invalid'}`);
   }
   return parsed.data;
-}
-
-/**
- * `PLANSCOPE_WORKSPACE_ROOTS`: directories separated by the platform's path
- * delimiter (`:` on Linux and macOS, `;` on Windows, as in PATH), relative
- * ones against the app root. Each must exist and be a directory; each is
- * kept as its real path, so symlinked roots compare as what they point to.
- * Empty entries (a trailing `:`) are skipped; a list of none is refused.
- */
-export function parseWorkspaceRoots(raw: string, appRoot: string): readonly string[] {
-  const fail = (message: string): never => {
-    throw new ConfigError(`Invalid configuration: PLANSCOPE_WORKSPACE_ROOTS: ${message}`);
-  };
-  const entries = raw
-    .split(path.delimiter)
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
-  if (entries.length === 0) fail('lists no directory');
-  const roots: string[] = [];
-  for (const entry of entries) {
-    const absolute = path.resolve(appRoot, entry);
-    let real: string;
-    try {
-      real = fs.realpathSync(absolute);
-    } catch {
-      return fail(`${absolute} does not exist`);
-    }
-    if (!fs.statSync(real).isDirectory()) fail(`${absolute} is not a directory`);
-    if (!roots.includes(real)) roots.push(real);
-  }
-  return roots;
-}
-
-/**
- * `PLANSCOPE_DATABASE_URL` must be a PostgreSQL URL; the rest of it (host,
- * socket, options) is the driver's to read. A mistyped scheme is refused
- * here, with the credentials masked, rather than at the first connection.
- */
-function checkDatabaseUrl(raw: string): string {
-  let protocol: string | null = null;
-  try {
-    protocol = new URL(raw).protocol;
-  } catch {
-    // Not a URL at all: refused below.
-  }
-  if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
-    throw new ConfigError(
-      `Invalid configuration: PLANSCOPE_DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database), not ${maskHost(raw)}; unset it to keep the SQLite file in PLANSCOPE_DATA_DIR.`,
-    );
-  }
-  return raw;
-}
-
-/**
- * A worker is lost when its heartbeat is older than `lostAfterMs`: with less
- * than two heartbeats in that window, one late beat (a busy event loop, a
- * slow database) would have a working worker taken for dead.
- */
-function workerSettings(heartbeatMs: number, lostAfterMs: number, modelsRefreshMs: number, graceMs: number) {
-  if (lostAfterMs < 2 * heartbeatMs) {
-    throw new ConfigError(
-      `Invalid configuration: PLANSCOPE_WORKER_LOST_AFTER_MS (${lostAfterMs}) must be at least twice PLANSCOPE_WORKER_HEARTBEAT_MS (${heartbeatMs}), so that one late heartbeat does not have a working worker taken for lost: set it to ${2 * heartbeatMs} or more.`,
-    );
-  }
-  return {
-    heartbeatMs,
-    /** At least twice `heartbeatMs`. */
-    lostAfterMs,
-    /** How often a worker reads its hosts' model lists again, and registers what changed. */
-    modelsRefreshMs,
-    /** A stopping worker lets its runs go on this long, then hands the rest back to the queue for another worker to resume. */
-    graceMs,
-  };
 }
 
 /** Deny patterns: one a line or separated by commas (no pattern contains either). */
