@@ -32,6 +32,8 @@ const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Age
  * WHATWG fetch, its Request/Response/Headers objects and web streams) was
  * the largest share of the engine's own CPU time per run, and what it adds
  * over a plain request is not used here (docs/performance.md, issue 28).
+ * No library fits: Node does not expose its bundled undici's `request`,
+ * and node-fetch's body is a Node stream, which ollama-js cannot read.
  *
  * Only this subset is implemented, which is all ollama-js 0.6 touches: a
  * string or URL, `method`, `headers` as a plain record, a string `body`, a
