@@ -34,7 +34,7 @@ export async function checkOllama(host: string, timeoutMs: number, readiness?: R
   const shownHost = maskHost(host);
   const scope = openCallScope(timeoutMs);
   try {
-    const client = new Ollama({ host, fetch: scope.fetch });
+    const client = new Ollama({ host, fetch: scope.ollamaFetch });
     const [facts, tags] = await Promise.allSettled([
       readiness
         ? askOllamaFacts(client, host, readiness.model)

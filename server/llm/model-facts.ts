@@ -18,7 +18,7 @@ export interface OllamaFacts {
 export async function readOllamaFacts(host: string, model: string, timeoutMs: number): Promise<OllamaFacts> {
   const scope = openCallScope(timeoutMs);
   try {
-    return await askOllamaFacts(new Ollama({ host, fetch: scope.fetch }), host, model);
+    return await askOllamaFacts(new Ollama({ host, fetch: scope.ollamaFetch }), host, model);
   } catch (err) {
     throw scope.timedOut() ? new Error(`Ollama did not answer within ${timeoutMs} ms`, { cause: err }) : err;
   } finally {

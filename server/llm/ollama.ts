@@ -1,5 +1,6 @@
 import { Ollama, type ChatRequest, type ChatResponse } from 'ollama';
 import { maskHost, maskUrlsInText } from '../../lib/mask';
+import { lightFetch } from './http-transport';
 import { currentTraceparent } from '../telemetry/trace-context';
 import { ollamaErrorHint } from './error-hints';
 import type { CallSlots } from './host-slots';
@@ -70,7 +71,7 @@ async function isLoaded(opts: OllamaModelOptions): Promise<boolean | null> {
   loadedUntil.delete(key);
   const scope = openCallScope(PS_TIMEOUT_MS);
   try {
-    const running = await new Ollama({ host: opts.host, fetch: scope.fetch }).ps();
+    const running = await new Ollama({ host: opts.host, fetch: scope.ollamaFetch }).ps();
     const loaded = running.models.some((m) => withTag(m.name) === withTag(opts.model) || withTag(m.model) === withTag(opts.model));
     if (loaded) rememberLoaded(opts);
     return loaded;
@@ -91,9 +92,10 @@ async function streamChat(opts: OllamaModelOptions, request: ModelRequest): Prom
   try {
     // A client per call: its fetch carries this call's signal, and ollama-js
     // keeps failed streams in its in-flight list forever, so it must not outlive the call.
-    const client = new Ollama({ host: opts.host, fetch: scope.fetch });
+    const client = new Ollama({ host: opts.host, fetch: scope.ollamaFetch });
     // Always streamed: a non-streamed call gets no headers until generation
-    // ends, and Node 20's fetch gives up waiting for headers after 300 s (UND_ERR_HEADERS_TIMEOUT).
+    // ends (Node's fetch gave up waiting for them after 300 s), and a
+    // failure would keep nothing of what was generated.
     const stream = await client.chat({ ...chatRequest(opts, request), stream: true });
     streamOpened = true;
     let final: ChatResponse | undefined;
@@ -164,7 +166,14 @@ function countOrNull(value: unknown): number | null {
  * to bound them.
  */
 export interface CallScope {
+  /** Node's fetch, whole: for clients that use all of a Response (the OpenAI-compatible one). */
   readonly fetch: typeof fetch;
+  /**
+   * The same scope over `lightFetch` (node:http), for ollama-js clients.
+   * Typed as fetch because ollama-js asks for one; it uses only the part
+   * `lightFetch` implements.
+   */
+  readonly ollamaFetch: typeof fetch;
   /** Aborted by the caller, the deadline, or `dispose`: what a call made without fetch listens to. */
   readonly signal: AbortSignal;
   /** The deadline fired (and the caller had not cancelled first). */
@@ -191,19 +200,28 @@ export function openCallScope(timeoutMs: number, callerSignal?: AbortSignal): Ca
   if (callerSignal?.aborted) onCallerAbort();
   else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
 
+  const prepare = <T extends string | URL | Request>(input: T, init: RequestInit | undefined) => {
+    const { url, headers } = moveCredentialsToHeader(input, init?.headers);
+    // W3C Trace Context: a tracing proxy in front of Ollama joins the run's trace.
+    const traceparent = currentTraceparent();
+    if (traceparent) headers.set('traceparent', traceparent);
+    // The client's own abort of a request (ollama-js passes one per stream) ends the call's fetches, as the call's own does.
+    const requestSignal = init?.signal;
+    if (requestSignal?.aborted) call.abort(requestSignal.reason);
+    else requestSignal?.addEventListener('abort', () => call.abort(requestSignal.reason), { once: true, signal: call.signal });
+    return { url, headers };
+  };
   return {
     signal: call.signal,
     fetch: (input, init) => {
-      const { url, headers } = moveCredentialsToHeader(input, init?.headers);
-      // W3C Trace Context: a tracing proxy in front of Ollama joins the run's trace.
-      const traceparent = currentTraceparent();
-      if (traceparent) headers.set('traceparent', traceparent);
-      // The client's own abort of a request (ollama-js passes one per stream) ends the call's fetches, as the call's own does.
-      const requestSignal = init?.signal;
-      if (requestSignal?.aborted) call.abort(requestSignal.reason);
-      else requestSignal?.addEventListener('abort', () => call.abort(requestSignal.reason), { once: true, signal: call.signal });
+      const { url, headers } = prepare(input, init);
       return globalThis.fetch(url, { ...init, headers, signal: call.signal });
     },
+    ollamaFetch: ((input: string | URL, init?: RequestInit) => {
+      const { url, headers } = prepare(input, init);
+      const body = typeof init?.body === 'string' ? init.body : undefined;
+      return lightFetch(url, { method: init?.method, headers: Object.fromEntries(headers), body, signal: call.signal });
+    }) as unknown as typeof fetch,
     timedOut: () => deadlinePassed && !(callerSignal?.aborted ?? false),
     cancelled: () => callerSignal?.aborted ?? false,
     dispose: () => {
@@ -219,10 +237,7 @@ export function openCallScope(timeoutMs: number, callerSignal?: AbortSignal): Ca
  * refuses such URLs (and its error quotes the URL, password included). Send
  * them the way a browser would: as HTTP Basic credentials.
  */
-function moveCredentialsToHeader(
-  input: string | URL | Request,
-  init: HeadersInit | undefined,
-): { url: string | URL | Request; headers: Headers } {
+function moveCredentialsToHeader<T extends string | URL | Request>(input: T, init: HeadersInit | undefined): { url: T | URL; headers: Headers } {
   const headers = new Headers(init);
   if (input instanceof Request) return { url: input, headers };
   const url = new URL(input);
@@ -334,8 +349,8 @@ export function isResponseError(err: unknown): err is OllamaResponseError {
 /**
  * Node's fetch reports refused connections and DNS failures as
  * `TypeError: fetch failed`, and a socket lost mid-body as
- * `TypeError: terminated`, the system error in `cause`. Any other TypeError
- * is a bug, not the network.
+ * `TypeError: terminated`, the system error in `cause`; `lightFetch` does
+ * the same. Any other TypeError is a bug, not the network.
  */
 export function isNetworkFailure(err: unknown): boolean {
   if (!(err instanceof TypeError)) return false;
