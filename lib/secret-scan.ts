@@ -22,6 +22,13 @@ export interface SecretRule {
   readonly pattern: RegExp;
   /** Further checks on a candidate (placeholders, documented example keys); absent means every match counts. */
   readonly accept?: (match: RegExpExecArray) => boolean;
+  /**
+   * For a rule whose every match lies on one line and contains a match of
+   * this: only the lines that hold it are searched. The finds are the same;
+   * the cost is not, for a pattern that is tried at every word of a file
+   * (a key name of up to 40 characters before the word that makes it one).
+   */
+  readonly lineHint?: RegExp;
 }
 
 export interface SecretFinding {
@@ -168,6 +175,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     id: 'npmrc-auth',
     description: 'an npm registry login (.npmrc _auth or _password)',
     pattern: /^[ \t]*(?:\/\/\S*?:)?_(auth|password)[ \t]*=[ \t]*["']?([A-Za-z0-9+/]{8,}={0,2})["']?[ \t]*$/gm,
+    lineHint: /_(?:auth|password)/,
     accept: (match) => (match[1] === 'auth' ? isEncodedLogin(match[2]!) : isEncodedSecret(match[2]!)),
   },
   {
@@ -178,7 +186,12 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   { id: 'crates-io-token', description: 'a crates.io API token', pattern: /\bcio[A-Za-z0-9]{32}(?![A-Za-z0-9])/g, accept: mixed },
   { id: 'rubygems-api-key', description: 'a RubyGems API key', pattern: /\brubygems_[a-f0-9]{48}(?![a-f0-9])/g },
-  { id: 'terraform-token', description: 'a Terraform Cloud or Enterprise API token', pattern: /\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}/g },
+  {
+    id: 'terraform-token',
+    description: 'a Terraform Cloud or Enterprise API token',
+    pattern: /\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}/g,
+    lineHint: /\.atlasv1\./,
+  },
   {
     id: 'vault-token',
     description: 'a HashiCorp Vault token',
@@ -191,6 +204,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     description: 'a password in a URL',
     pattern: /\b[a-z][a-z0-9+.-]{1,19}:\/\/[^\s:@/'"<>]{1,64}:([^\s:@/'"<>]{1,128})@[A-Za-z0-9.-]+/gi,
     accept: literal,
+    lineHint: /:\/\//,
   },
   {
     id: 'netrc-password',
@@ -209,6 +223,8 @@ export const SECRET_RULES: readonly SecretRule[] = [
     description: 'a password, secret, token or API key assigned a literal value',
     pattern: new RegExp(`(?<![A-Za-z0-9_.-])["']?${SECRET_KEY}["']?[ \\t]*(?:=|:=|:|=>)[ \\t]*${LITERAL_VALUE}`, 'gi'),
     accept: literal,
+    // Every key word of SECRET_KEY holds one of these.
+    lineHint: /pass|pwd|secret|key|token/i,
   },
 ];
 
@@ -235,6 +251,20 @@ export function describeFinding(finding: SecretFinding): string {
 }
 
 function firstAccepted(rule: SecretRule, text: string): number | null {
+  if (!rule.lineHint) return firstAcceptedIn(rule, text);
+  const hint = new RegExp(rule.lineHint.source, `${rule.lineHint.flags}g`);
+  for (let found = hint.exec(text); found !== null; found = hint.exec(text)) {
+    const start = text.lastIndexOf('\n', found.index) + 1;
+    const newline = text.indexOf('\n', found.index);
+    const index = firstAcceptedIn(rule, text.slice(start, newline === -1 ? text.length : newline));
+    if (index !== null) return start + index;
+    if (newline === -1) return null;
+    hint.lastIndex = newline + 1;
+  }
+  return null;
+}
+
+function firstAcceptedIn(rule: SecretRule, text: string): number | null {
   // A fresh RegExp per call: the shared one's lastIndex must not carry state between calls.
   const pattern = new RegExp(rule.pattern.source, rule.pattern.flags);
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {

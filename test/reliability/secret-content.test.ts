@@ -300,6 +300,26 @@ describe('the content check: one table of leaks and one of ordinary code', () =>
     expect(findSecret(text)).toBeNull();
   });
 
+  it('finds with a line hint what the rule finds without it, on every text of the tables', () => {
+    const hinted = SECRET_RULES.filter((rule) => rule.lineHint);
+    expect(hinted.map((r) => r.id)).toEqual(expect.arrayContaining(['generic-secret', 'credentials-in-url', 'terraform-token', 'npmrc-auth']));
+    const sample = fs.readdirSync(SAMPLE_WORKSPACE, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    const texts = [
+      ...LEAKS.flatMap((l) => [l.text, withLeadingLines(l.text), `${l.text}\r\n${l.text}`]),
+      ...ORDINARY,
+      ORDINARY.join('\n'),
+      ORDINARY.join('\r\n'),
+      ...NEAR_MISSES.map((n) => n.text),
+      ...sample.map((e) => fs.readFileSync(path.join(e.parentPath, e.name), 'utf8')),
+    ];
+    for (const rule of hinted) {
+      const unhinted = { ...rule, lineHint: undefined };
+      for (const text of texts) expect(findSecret(text, [rule]), `${rule.id} on ${JSON.stringify(text.slice(0, 60))}`).toEqual(findSecret(text, [unhinted]));
+    }
+    // Each hinted rule has a leak to find, so the comparison above is not between two nulls only.
+    for (const rule of hinted) expect(LEAKS.some((l) => findSecret(l.text, [rule]) !== null), rule.id).toBe(true);
+  });
+
   it('stays linear on a long file that only looks like a kubeconfig or an auth file', () => {
     const kube = `users:\n${'- name: x\n  user:\n    client-id: k\n'.repeat(20_000)}`;
     const auth = `{"auths": {${'"r.example.com": {"email": "a@b.c"}, '.repeat(20_000)}}}`;
