@@ -1,9 +1,9 @@
 import { Ollama, type ChatRequest, type ChatResponse } from 'ollama';
 import { maskHost, maskUrlsInText } from '../../lib/mask';
-import { lightFetch } from './http-transport';
 import { currentTraceparent } from '../telemetry/trace-context';
 import { ollamaErrorHint } from './error-hints';
 import type { CallSlots } from './host-slots';
+import { lightFetch } from './http-transport';
 import { StreamedReply } from './think-block';
 import { ModelCallError, type Model, type ModelReply, type ModelRequest } from './types';
 
@@ -218,8 +218,12 @@ export function openCallScope(timeoutMs: number, callerSignal?: AbortSignal): Ca
       return globalThis.fetch(url, { ...init, headers, signal: call.signal });
     },
     ollamaFetch: ((input: string | URL, init?: RequestInit) => {
+      const body = init?.body ?? undefined;
+      // lightFetch sends a string body only (every ollama-js request is JSON text); any other kind is refused, never dropped.
+      if (body !== undefined && typeof body !== 'string') {
+        return Promise.reject(new TypeError(`the model client sent a ${bodyKind(body)} request body; only text is sent to Ollama`));
+      }
       const { url, headers } = prepare(input, init);
-      const body = typeof init?.body === 'string' ? init.body : undefined;
       return lightFetch(url, { method: init?.method, headers: Object.fromEntries(headers), body, signal: call.signal });
     }) as unknown as typeof fetch,
     timedOut: () => deadlinePassed && !(callerSignal?.aborted ?? false),
@@ -230,6 +234,10 @@ export function openCallScope(timeoutMs: number, callerSignal?: AbortSignal): Ca
       call.abort();
     },
   };
+}
+
+function bodyKind(body: object): string {
+  return body.constructor?.name ?? 'non-text';
 }
 
 /**
@@ -293,6 +301,15 @@ function toModelCallError(err: unknown, ctx: FailureContext): ModelCallError {
         'model_not_found',
         `Model "${model}" is not available on Ollama at ${host} (server said: ${errorText(err)}). ` +
           `Download it with \`ollama pull ${model}\`.`,
+        partial,
+      );
+    }
+    if (err.status_code >= 300 && err.status_code < 400) {
+      // Not followed: a model server's requests carry its credentials and the run's prompts, and go only where configured.
+      return new ModelCallError(
+        'model_error',
+        `Ollama at ${host} answered HTTP ${err.status_code}, a redirect, for ${model}. planscope does not follow redirects ` +
+          'from a model server: set OLLAMA_HOST (or PLANSCOPE_OLLAMA_HOSTS) to the address it redirects to.',
         partial,
       );
     }

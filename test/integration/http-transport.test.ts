@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lightFetch } from '../../server/llm/http-transport';
+import { openCallScope } from '../../server/llm/ollama';
 import { closedPort } from '../support/model-call';
 
 /**
@@ -81,6 +82,24 @@ describe('lightFetch', () => {
     const err: unknown = await reader.read().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TypeError);
     expect((err as TypeError).message).toBe('terminated');
+  });
+
+  it('is given only text bodies by the call scope: another kind is refused before anything is sent', async () => {
+    let requests = 0;
+    const url = await serve((_req, res) => {
+      requests += 1;
+      res.end('{}');
+    });
+    const scope = openCallScope(5000);
+    try {
+      await expect(scope.ollamaFetch(`${url}/api/chat`, { method: 'POST', body: new Uint8Array([123, 125]) })).rejects.toThrow(
+        'the model client sent a Uint8Array request body; only text is sent to Ollama',
+      );
+      expect((await scope.ollamaFetch(`${url}/api/chat`, { method: 'POST', body: '{}' })).ok).toBe(true);
+      expect(requests).toBe(1);
+    } finally {
+      scope.dispose();
+    }
   });
 
   it('rejects with the signal\'s reason, before the response and while the body is read', async () => {

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -250,6 +251,23 @@ describe('createOllamaModel failures', () => {
     expect(err.code).toBe('model_error');
     expect(err.message).toContain('llama runner process has terminated');
     expect(err.message).toContain('500');
+  });
+
+  it('does not follow a redirect: model_error naming the status and what to set, and nothing sent on', async () => {
+    const fake = await fakeOllama({});
+    const redirecting = createHttpServer((_req, res) => res.writeHead(307, { location: `${fake.url}/api/chat` }).end());
+    redirecting.listen(0, '127.0.0.1');
+    await once(redirecting, 'listening');
+    try {
+      const err = await failureOf(modelAt(`http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`).complete(plannerRequest()));
+
+      expect(err.code).toBe('model_error');
+      expect(err.message).toContain('HTTP 307, a redirect');
+      expect(err.message).toContain('OLLAMA_HOST');
+      expect(fake.requests).toHaveLength(0);
+    } finally {
+      await new Promise((resolve) => redirecting.close(resolve));
+    }
   });
 
   it('maps a 400 (thinking on a model without it) to model_error', async () => {
