@@ -65,13 +65,11 @@ try {
   await fake.setScript(straightScript(0));
   for (let i = 0; i < warmup + iterations; i++) {
     for (const v of i % 2 === 0 ? variants : [...variants].reverse()) {
-      const before = process.cpuUsage();
       const run = await v.bench.run(TASK);
-      const used = process.cpuUsage(before);
       if (run.view.status !== 'completed') throw new Error(`${v.key} run ${i} ended ${run.view.status}: ${JSON.stringify(run.view.error)}`);
       if (i < warmup) continue;
       v.overhead.push(run.wallMs - modelMs(run.events));
-      v.cpu.push((used.user + used.system) / 1000);
+      v.cpu.push(run.cpuMs);
     }
   }
 } finally {

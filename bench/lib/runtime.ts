@@ -8,8 +8,13 @@ import { APP_ROOT, removeDir, tempDir } from './paths';
 export interface BenchRuntime {
   runtime: Runtime;
   dataDir: string;
-  /** One whole run, timed from `start` to its final state. */
-  run(task: string): Promise<{ id: string; wallMs: number; view: RunState; events: RunEvent[] }>;
+  /**
+   * One whole run, timed from `start` to its final state: its wall time, and
+   * the process's CPU time over the same span (all threads: V8's compiler and
+   * GC included). Reading the log back afterwards is the bench's own work and
+   * is in neither.
+   */
+  run(task: string): Promise<{ id: string; wallMs: number; cpuMs: number; view: RunState; events: RunEvent[] }>;
   close(): Promise<void>;
 }
 
@@ -31,11 +36,13 @@ export function benchRuntime(opts: { ollamaUrl: string; workspace: string; env?:
     runtime,
     dataDir,
     async run(task) {
+      const cpuBefore = process.cpuUsage();
       const started = performance.now();
       const { id } = await runtime.registry.start({ task });
       const view = await runtime.registry.waitFor(id);
       const wallMs = performance.now() - started;
-      return { id, wallMs, view, events: await runtime.store.events(id) };
+      const cpu = process.cpuUsage(cpuBefore);
+      return { id, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, view, events: await runtime.store.events(id) };
     },
     async close() {
       await runtime.close();
