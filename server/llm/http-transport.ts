@@ -17,12 +17,23 @@ export interface LightResponse {
   readonly body: { getReader(): LightReader };
   json(): Promise<unknown>;
   text(): Promise<string>;
+  /**
+   * The caller is done with a body it has stopped reading (ollama-js stops
+   * at the `done` line, before the body's end has arrived): the rest is
+   * read and dropped, so the connection serves the next request instead of
+   * a new one being opened; a body that has not ended within `RELEASE_MS`
+   * is cut. Reads after it reject. Not fetch's: only the call scope uses it.
+   */
+  release(): void;
 }
 
 export interface LightReader {
   read(): Promise<{ done: true; value: undefined } | { done: false; value: Uint8Array }>;
   releaseLock(): void;
 }
+
+/** How long a released body may take to end before its connection is cut (a model still generating is stopped by that). */
+export const RELEASE_MS = 250;
 
 /** Connections to a model server are kept for the next call, as Node's fetch keeps them. */
 const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
@@ -98,6 +109,7 @@ function toResponse(incoming: http.IncomingMessage, reader: BodyReader): LightRe
     body: { getReader: () => reader },
     json: async () => JSON.parse(await text()) as unknown,
     text,
+    release: () => reader.release(),
   };
 }
 
@@ -117,6 +129,8 @@ class BodyReader implements LightReader {
     private readonly settled: () => void,
   ) {
     incoming.on('data', (chunk: Buffer) => {
+      // Failed or released: what still arrives is dropped.
+      if (this.failure) return;
       const waiting = this.waiting;
       this.waiting = null;
       if (waiting) waiting.resolve({ done: false, value: chunk });
@@ -148,6 +162,20 @@ class BodyReader implements LightReader {
 
   /** Nothing to release: a body has this one reader. */
   releaseLock(): void {}
+
+  release(): void {
+    if (this.ended || this.failure) return;
+    this.failure = { reason: new TypeError('the body was released') };
+    this.chunks.length = 0;
+    // The call's own end (its signal aborted as it is disposed) no longer cuts the connection.
+    this.settled();
+    const cut = setTimeout(() => this.incoming.destroy(), RELEASE_MS);
+    cut.unref();
+    this.incoming.once('close', () => clearTimeout(cut));
+    this.incoming.resume();
+    this.waiting?.reject(this.failure.reason);
+    this.waiting = null;
+  }
 
   fail(reason: unknown): void {
     if (this.ended || this.failure) return;

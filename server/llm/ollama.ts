@@ -3,7 +3,7 @@ import { maskHost, maskUrlsInText } from '../../lib/mask';
 import { currentTraceparent } from '../telemetry/trace-context';
 import { ollamaErrorHint } from './error-hints';
 import type { CallSlots } from './host-slots';
-import { lightFetch } from './http-transport';
+import { lightFetch, type LightResponse } from './http-transport';
 import { StreamedReply } from './think-block';
 import { ModelCallError, type Model, type ModelReply, type ModelRequest } from './types';
 
@@ -190,6 +190,8 @@ export function openCallScope(timeoutMs: number, callerSignal?: AbortSignal): Ca
   // One controller, fed by listeners: AbortSignal.any, per call and again per fetch, cost more than the rest of the scope.
   const call = new AbortController();
   let deadlinePassed = false;
+  /** What this scope's fetches answered, each let go as the scope is disposed. */
+  const responses: LightResponse[] = [];
   // setTimeout fires at once for delays past 2^31-1 ms; cap so a "no real limit" setting stays one.
   const delay = Math.min(Math.max(0, timeoutMs), MAX_TIMER_MS);
   const timer = setTimeout(() => {
@@ -224,13 +226,18 @@ export function openCallScope(timeoutMs: number, callerSignal?: AbortSignal): Ca
         return Promise.reject(new TypeError(`the model client sent a ${bodyKind(body)} request body; only text is sent to Ollama`));
       }
       const { url, headers } = prepare(input, init);
-      return lightFetch(url, { method: init?.method, headers: Object.fromEntries(headers), body, signal: call.signal });
+      return lightFetch(url, { method: init?.method, headers: Object.fromEntries(headers), body, signal: call.signal }).then((response) => {
+        responses.push(response);
+        return response;
+      });
     }) as unknown as typeof fetch,
     timedOut: () => deadlinePassed && !(callerSignal?.aborted ?? false),
     cancelled: () => callerSignal?.aborted ?? false,
     dispose: () => {
       clearTimeout(timer);
       callerSignal?.removeEventListener('abort', onCallerAbort);
+      // A reply read to its `done` line keeps its connection for the next call; what is still going is cut by the abort.
+      for (const response of responses) response.release();
       call.abort();
     },
   };

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lightFetch } from '../../server/llm/http-transport';
+import { lightFetch, RELEASE_MS } from '../../server/llm/http-transport';
 import { openCallScope } from '../../server/llm/ollama';
 import { closedPort } from '../support/model-call';
 
@@ -82,6 +82,38 @@ describe('lightFetch', () => {
     const err: unknown = await reader.read().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TypeError);
     expect((err as TypeError).message).toBe('terminated');
+  });
+
+  it('keeps the connection of a body released before its end arrived, and cuts one that does not end', async () => {
+    const sockets: Socket[] = [];
+    const url = await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      // As Ollama sends it: the `done` line flushed first, the body's end after it.
+      res.write('{"done":true}\n', () => {
+        if (req.url === '/ends') setTimeout(() => res.end(), 20);
+      });
+    });
+    servers[0]!.on('connection', (socket: Socket) => sockets.push(socket));
+    const readFirstLine = async (route: string) => {
+      const response = await lightFetch(`${url}${route}`);
+      const reader = response.body.getReader();
+      expect(Buffer.from(((await reader.read()) as { value: Uint8Array }).value).toString()).toBe('{"done":true}\n');
+      response.release();
+      await expect(reader.read()).rejects.toThrow('the body was released');
+    };
+
+    const bodyEnded = () => new Promise((resolve) => setTimeout(resolve, 60));
+    await readFirstLine('/ends');
+    await bodyEnded();
+    await readFirstLine('/ends');
+    await bodyEnded();
+    expect(sockets).toHaveLength(1);
+
+    await readFirstLine('/never-ends');
+    await new Promise((resolve) => setTimeout(resolve, RELEASE_MS + 100));
+    expect(sockets[0]!.destroyed).toBe(true);
+    await readFirstLine('/ends');
+    expect(sockets).toHaveLength(2);
   });
 
   it('is given only text bodies by the call scope: another kind is refused before anything is sent', async () => {
