@@ -24,7 +24,7 @@ export interface SecretRule {
   readonly accept?: (match: RegExpExecArray) => boolean;
   /**
    * For a rule whose every match lies on one line and contains a match of
-   * this: only the lines that hold it are searched. The finds are the same;
+   * this (written without the `g` flag): only the lines that hold it are searched. The finds are the same;
    * the cost is not, for a pattern that is tried at every word of a file
    * (a key name of up to 40 characters before the word that makes it one).
    */

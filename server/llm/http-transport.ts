@@ -165,25 +165,25 @@ class BodyReader implements LightReader {
 
   release(): void {
     if (this.ended || this.failure) return;
-    this.failure = { reason: new TypeError('the body was released') };
-    this.chunks.length = 0;
-    // The call's own end (its signal aborted as it is disposed) no longer cuts the connection.
-    this.settled();
     const cut = setTimeout(() => this.incoming.destroy(), RELEASE_MS);
     cut.unref();
     this.incoming.once('close', () => clearTimeout(cut));
-    this.incoming.resume();
-    this.waiting?.reject(this.failure.reason);
-    this.waiting = null;
+    // The call's own end (its signal aborted as it is disposed) no longer cuts the connection: the rest is drained.
+    this.stop(new TypeError('the body was released'), 'drain');
   }
 
   fail(reason: unknown): void {
     if (this.ended || this.failure) return;
+    this.stop(reason, 'cut');
+  }
+
+  /** As an errored web stream does: what was queued is dropped, the next read rejects. */
+  private stop(reason: unknown, connection: 'drain' | 'cut'): void {
     this.failure = { reason };
-    // As an errored web stream does: what was queued is dropped, the next read rejects.
     this.chunks.length = 0;
     this.settled();
-    this.incoming.destroy();
+    if (connection === 'drain') this.incoming.resume();
+    else this.incoming.destroy();
     this.waiting?.reject(reason);
     this.waiting = null;
   }
