@@ -90,7 +90,7 @@ export function commentsOf(path: string, lines: readonly string[]): LineComments
     }
     // Only a template literal goes on past its line; an unclosed quote ends with it.
     if (openQuote !== '`') openQuote = null;
-    return { code, comment: comment.replace(/\s+/g, ' ').trim() };
+    return { code, comment: comment === '' ? '' : comment.replace(/\s+/g, ' ').trim() };
   });
 }
 

@@ -322,7 +322,7 @@ export function checkPlanPath(raw: string, policy: PathPolicy = DEFAULT_PATH_POL
       // "...", ". ." and the like: a traversal on some platforms, never a real file name here.
       return outside(`the segment "${part}" is made only of dots and spaces`);
     }
-    if (utf8Length(part) > MAX_SEGMENT_BYTES) {
+    if (segmentTooLong(part)) {
       return { ok: false, code: 'unsupported_step', message: `a path segment is longer than ${MAX_SEGMENT_BYTES} bytes` };
     }
     resolved.push(part);
@@ -404,8 +404,12 @@ function canonicalSegment(segment: string): string {
   return segment.normalize('NFKC').toLowerCase().replace(TRAILING_DOTS_AND_SPACES, '');
 }
 
-function utf8Length(text: string): number {
-  return new TextEncoder().encode(text).length;
+/** A TextEncoder made once: one per check was most of what checking a plan's paths allocated. */
+const UTF8 = new TextEncoder();
+
+/** Longer than NAME_MAX in UTF-8; a UTF-16 code unit is at most 3 bytes of it, so a short segment is never encoded. */
+function segmentTooLong(segment: string): boolean {
+  return segment.length * 3 > MAX_SEGMENT_BYTES && UTF8.encode(segment).length > MAX_SEGMENT_BYTES;
 }
 
 /** A glob on one canonical segment: `*` any run of characters, `?` one character, the rest literal. */

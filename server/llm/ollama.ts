@@ -186,6 +186,13 @@ export interface CallScope {
 
 const MAX_TIMER_MS = 2_147_483_647;
 
+/**
+ * What a disposed call's signal is aborted with: what is still listening is
+ * cut, and nobody reads the reason. Made once: `abort()` without a reason
+ * builds a DOMException with its stack on every call.
+ */
+const CALL_ENDED = new Error('the model call ended');
+
 export function openCallScope(timeoutMs: number, callerSignal?: AbortSignal): CallScope {
   // One controller, fed by listeners: AbortSignal.any, per call and again per fetch, cost more than the rest of the scope.
   const call = new AbortController();
@@ -238,7 +245,7 @@ export function openCallScope(timeoutMs: number, callerSignal?: AbortSignal): Ca
       callerSignal?.removeEventListener('abort', onCallerAbort);
       // A reply read to its `done` line keeps its connection for the next call; what is still going is cut by the abort.
       for (const response of responses) response.release();
-      call.abort();
+      call.abort(CALL_ENDED);
     },
   };
 }
