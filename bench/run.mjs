@@ -29,7 +29,7 @@ import { parseArgs } from 'node:util';
 import { buildBridge } from '../scripts/build-bridge.mjs';
 import { dashboardBuildState } from '../scripts/ensure-build.mjs';
 import { BRIDGE_BUNDLE, buildState } from '../server/bundles.mjs';
-import { compareReports, describeComparison, measuredNothing, previousReport } from './lib/compare.mjs';
+import { compareReports, describeComparison, earlierReports, measuredNothing, WINDOW } from './lib/compare.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -108,8 +108,8 @@ const report = {
   measurements: results,
 };
 fs.mkdirSync(resultsDir, { recursive: true });
-// Read before this run is saved: the last full run on this machine is what it is held against.
-const previous = quick ? null : previousReport(report, savedReports());
+// Read before this run is saved: the last full runs on this machine are what it is held against.
+const earlier = quick ? [] : earlierReports(report, savedReports());
 const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
 const saved = quick ? path.join(resultsDir, 'quick.json') : path.join(resultsDir, `${stamp}.json`);
 fs.writeFileSync(saved, `${JSON.stringify(report, null, 2)}\n`);
@@ -123,8 +123,8 @@ const crashed = results.filter((r) => r.error);
 const skippedAll = quick ? [] : measuredNothing(report);
 const skips = results.flatMap((r) => (r.output?.skipped ?? []).map((s) => `${r.name}: ${s}`));
 if (skips.length) process.stdout.write(`\nSkipped${quick ? ' (quick mode may skip)' : ''}:\n${skips.map((s) => `  ${s}`).join('\n')}\n`);
-const comparison = previous ? compareReports(previous, report) : null;
-if (previous && comparison) process.stdout.write(`\n${describeComparison(comparison, `the full run of ${previous.startedAt}`)}\n`);
+const comparison = earlier.length ? compareReports(earlier, report) : null;
+if (comparison) process.stdout.write(`\n${describeComparison(comparison, againstWhat(earlier))}\n`);
 else if (!quick) process.stdout.write('\nNo earlier full run on this machine to compare with.\n');
 const regressed = comparison?.regressions.length ?? 0;
 process.stdout.write(
@@ -207,6 +207,13 @@ function prepareDashboard() {
   const build = spawnSync('npm', ['run', 'build', '--loglevel=warn'], { cwd: root, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' }, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
   process.stderr.write(build.stdout ?? '');
   if (build.status !== 0) process.stderr.write('  the build failed; the dashboard measurements will say so\n');
+}
+
+/** What each figure was held against, in words. */
+function againstWhat(earlier) {
+  return earlier.length === 1
+    ? `the full run of ${earlier[0].startedAt}`
+    : `each figure's median in the last ${Math.min(WINDOW, earlier.length)} of the ${earlier.length} earlier full runs that have it (the newest: ${earlier[0].startedAt})`;
 }
 
 /** Every full run saved here (latest.json among them), unreadable files left out. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { betterDirection, compareReports, describeComparison, measuredNothing, previousReport, type Figure, type Report } from '../../bench/lib/compare.mjs';
+import { betterDirection, compareReports, describeComparison, earlierReports, measuredNothing, type Figure, type Report } from '../../bench/lib/compare.mjs';
 
 const machine = { cores: 2, cpu: 'AMD EPYC', memoryMb: 24105 };
 
@@ -78,15 +78,33 @@ describe('the bench held against its last run', () => {
     expect(describeComparison(comparison, 'the last full run')).toMatch(/store\.throughput\.postgres\.bursts: 4200 -> 1600 events\/s \(-62 %, higher is better\)/);
   });
 
-  it('compares with the newest earlier full run from the same kind of machine only', () => {
+  it('compares with the earlier full runs from the same kind of machine only, newest first, each once', () => {
     const current = report('2026-12-01T07:00:00Z', []);
     const older = report('2026-11-29T07:00:00Z', []);
     const newest = report('2026-11-30T07:00:00Z', []);
+    const latestCopy = { ...newest };
     const quick = report('2026-11-30T09:00:00Z', [], { quick: true });
     const otherMachine = report('2026-11-30T10:00:00Z', [], { machine: { ...machine, cores: 8 } });
     const later = report('2026-12-02T07:00:00Z', []);
-    expect(previousReport(current, [older, quick, otherMachine, newest, later])).toBe(newest);
-    expect(previousReport(current, [quick, otherMachine, later])).toBeNull();
+    expect(earlierReports(current, [older, quick, otherMachine, newest, latestCopy, later]).map((r) => r.startedAt)).toEqual([newest.startedAt, older.startedAt]);
+    expect(earlierReports(current, [quick, otherMachine, later])).toEqual([]);
+  });
+
+  it('holds a figure against its median in the last runs, and counts how far those runs wobbled as noise', () => {
+    // Made-up runs of one tree: 10, 13 and 11 ms. A single run at 10 would make 13.5 a regression (+35 %).
+    const earlier = ['2026-12-03', '2026-12-02', '2026-12-01', '2026-11-30'].map((day, i) => report(`${day}T07:00:00Z`, [{ key: 'web.p95', value: [10, 13, 11, 40][i] }]));
+    const at = (value: number) => report('2026-12-04T07:00:00Z', [{ key: 'web.p95', value }]);
+    // Median 11 of the newest three (40 ms, the fourth, is out of the window); 13.5 is +23 % but within their 3 ms range.
+    expect(compareReports(earlier, at(13.5))).toMatchObject({ regressions: [], steady: [{ key: 'web.p95', before: 11 }] });
+    expect(compareReports(earlier, at(14.5)).regressions).toMatchObject([{ key: 'web.p95', before: 11, after: 14.5 }]);
+    expect(compareReports(earlier[0]!, at(13.5)).regressions.map((r) => r.key)).toEqual(['web.p95']);
+  });
+
+  it('passes over a run that did not measure a figure (`--only`), holding it against the runs that did', () => {
+    const engineOnly = report('2026-12-02T07:00:00Z', [{ key: 'engine.overhead', value: 5 }]);
+    const full = report('2026-12-01T07:00:00Z', [{ key: 'engine.overhead', value: 5 }, { key: 'web.outside', value: 18 }]);
+    const now = report('2026-12-03T07:00:00Z', [{ key: 'engine.overhead', value: 5.2 }, { key: 'web.outside', value: 30 }]);
+    expect(compareReports([engineOnly, full], now).regressions).toMatchObject([{ key: 'web.outside', before: 18, after: 30 }]);
   });
 
   it('fails a full run for each measurement that measured nothing but skips', () => {
