@@ -89,7 +89,8 @@ export class RunIntake {
     const { owner } = this.parts;
     // Held before its row exists: recovery in this process (another runtime) must never take it for an orphan.
     holdHere('run', id);
-    await store.createRun({
+    // Not awaited here: the row commits with the first events below, in the same batch.
+    const created = store.createRun({
       id,
       createdAt: Date.now(),
       task,
@@ -130,6 +131,7 @@ export class RunIntake {
     }
     // With a store that commits later, the id is handed out once the run's first events are stored, as with one that commits at once.
     try {
+      await created;
       await recorder.flushed();
     } catch (error) {
       // One whose first event was not stored cannot be shown at all; a later event that failed leaves a run that can still be run.

@@ -1,6 +1,6 @@
 import type { RunEvent } from '../../lib/events';
 import type { RunFilter } from '../../lib/run-filter';
-import type { NewRunInput, RunRow } from '../../lib/run-row';
+import type { NewRun, NewRunInput, RunRow } from '../../lib/run-row';
 import type { RunState } from '../../lib/run-state';
 import type { Artifact, PendingArtifact } from './artifact';
 import type { Owner } from './owner';
@@ -63,8 +63,16 @@ export interface Append {
   artifacts: readonly PendingArtifact[];
 }
 
+/** What one of a run's batches commits, in order: the run's row when the batch is its first, then its appends. */
+export type Batched = { create: NewRun } | Append;
+
 export interface RunStore {
-  /** Stores a new run's row (status `queued`, nothing folded yet) before its first event. */
+  /**
+   * Stores a new run's row (status `queued`, nothing folded yet) before its
+   * first event. It is the first of the run's batches: the appends made in
+   * the same turn of the event loop commit with it (on SQLite, in one
+   * transaction), so a caller need not wait for the row before it records.
+   */
   createRun(run: NewRunInput): Promise<void>;
   append(runId: string, event: RunEvent, state: RunState, artifacts?: readonly PendingArtifact[]): Promise<void>;
   /** Settles once every append made so far has committed or been refused: what closing the store waits for. */

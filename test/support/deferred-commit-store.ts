@@ -1,10 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { RunEvent } from '../../lib/events';
-import type { NewRunInput } from '../../lib/run-row';
+import { NewRun, type NewRunInput } from '../../lib/run-row';
 import type { RunState } from '../../lib/run-state';
 import type { PendingArtifact } from '../../server/store/artifact';
 import { RunAppendBatches } from '../../server/store/commit-order';
-import type { Append, ListRunsOptions, RunStore } from '../../server/store/run-store';
+import type { Batched, ListRunsOptions, RunStore } from '../../server/store/run-store';
 
 /**
  * A run store whose appends commit a turn of the event loop later than the
@@ -15,15 +15,15 @@ import type { Append, ListRunsOptions, RunStore } from '../../server/store/run-s
  */
 export class DeferredCommits implements RunStore {
   // A batch is handed on in one turn, so the store it wraps commits it as one transaction.
-  private readonly batches = new RunAppendBatches<Append>(async (runId, appends) => {
+  private readonly batches = new RunAppendBatches<Batched>(async (runId, batch) => {
     await nextTurn();
-    await Promise.all(appends.map((a) => this.inner.append(runId, a.event, a.state, a.artifacts)));
+    await Promise.all(batch.map((item) => ('create' in item ? this.inner.createRun(item.create) : this.inner.append(runId, item.event, item.state, item.artifacts))));
   });
 
   constructor(private readonly inner: RunStore) {}
 
-  createRun(run: NewRunInput): Promise<void> {
-    return this.inner.createRun(run);
+  async createRun(run: NewRunInput): Promise<void> {
+    return this.batches.add(run.id, { create: NewRun.parse(run) });
   }
 
   append(runId: string, event: RunEvent, state: RunState, artifacts: readonly PendingArtifact[] = []): Promise<void> {

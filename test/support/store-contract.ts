@@ -227,6 +227,25 @@ export function describeStoreContract(name: string, open: () => Promise<StoreFix
         expect(await runs.events('r1')).toEqual([]);
       });
 
+      it('commits a run\'s row with the events appended in the same turn, and none of them when the row is refused', async () => {
+        const [created, started] = stamped(wholeRun());
+        const afterCreated = applyEvent(emptyRun, created!);
+        const afterStarted = applyEvent(afterCreated, started!);
+        // Not awaited in between: the way a run is created, its row and first events in one batch.
+        await Promise.all([runs.createRun(newRun('r1')), runs.append('r1', created!, afterCreated), runs.append('r1', started!, afterStarted)]);
+        expect(await runs.events('r1')).toEqual([created, started]);
+        expect(await runs.getRun('r1')).toMatchObject({ ...newRun('r1'), ...runProgressOf(afterStarted), lastSeq: 2 });
+
+        // An id already stored: the row is refused, and so is every event made with it.
+        const again = appendOutcome(() => runs.createRun(newRun('r1', { task: 'another task' })));
+        const imposter = RunEvent.parse({ ...created!, seq: 3 });
+        const refused = appendOutcome(() => runs.append('r1', imposter, applyEvent(afterStarted, imposter)));
+        expect(await again).not.toBeNull();
+        expect(await refused).not.toBeNull();
+        expect(await runs.events('r1')).toEqual([created, started]);
+        expect(await runs.getRun('r1')).toMatchObject({ task: newRun('r1').task, lastSeq: 2 });
+      });
+
       it('gives the events back in order, from a sequence number on, at most a limit', async () => {
         await runs.createRun(newRun('r1'));
         const events = stamped(wholeRun());

@@ -9,7 +9,7 @@ import { runListQuery } from '../run-list-query';
 import type { Owner } from '../owner';
 import type { ReplayWithArtifacts } from '../replay-store';
 import type { Artifact } from '../artifact';
-import type { Append, ListRunsOptions, RunStore } from '../run-store';
+import type { Append, Batched, ListRunsOptions, RunStore } from '../run-store';
 import type { PgDatabase } from './database';
 import { NOTICE_CHANNEL, noticePayload } from './notices';
 import { replayInsert } from './replay-store';
@@ -56,7 +56,7 @@ function batchStatement(eventCount: number, artifactCount: number): string {
  * made after it is committed.
  */
 export class PgRunStore implements RunStore {
-  private readonly batches = new RunAppendBatches<Append>((runId, appends) => this.commitBatch(runId, appends));
+  private readonly batches = new RunAppendBatches<Batched>((runId, batch) => this.commitBatch(runId, batch));
 
   /** `origin` names this store in its notices, so that its own process does not read back what it has just written. */
   constructor(
@@ -65,8 +65,8 @@ export class PgRunStore implements RunStore {
   ) {}
 
   async createRun(run: NewRunInput): Promise<void> {
-    const row = NewRun.parse(run);
-    await this.db.query(INSERT_RUN, NEW_RUN_FIELDS.map((f) => row[f]));
+    // Parsed now, so that a bad row is refused at once and never reaches the batch.
+    return this.batches.add(run.id, { create: NewRun.parse(run) });
   }
 
   append(runId: string, event: RunEvent, state: RunState, artifacts: readonly PendingArtifact[] = []): Promise<void> {
@@ -78,7 +78,14 @@ export class PgRunStore implements RunStore {
     return this.batches.idle();
   }
 
-  private async commitBatch(runId: string, appends: readonly Append[]): Promise<void> {
+  /** The row first, when the batch holds it: the events' foreign key needs it, and the statement below updates it. */
+  private async commitBatch(runId: string, batch: readonly Batched[]): Promise<void> {
+    const appends: Append[] = [];
+    for (const item of batch) {
+      if ('create' in item) await this.db.query(INSERT_RUN, NEW_RUN_FIELDS.map((f) => item.create[f]));
+      else appends.push(item);
+    }
+    if (appends.length === 0) return;
     const progress = columnValues(runProgressOf(appends[appends.length - 1]!.state));
     const written = lastByName(appends.flatMap((a) => a.artifacts));
     const values: unknown[] = [
