@@ -1,6 +1,7 @@
 'use client';
 
 import { useMay } from '../identity';
+import dynamic from 'next/dynamic';
 import { useMemo, useState, type ReactNode } from 'react';
 import { z } from 'zod';
 import { formatCallOptions } from '@/lib/call-options';
@@ -11,8 +12,11 @@ import { Drawer } from '../ui/drawer';
 import { ScrollBox } from '../ui/scroll-box';
 import { Code } from '../ui/panel';
 import { CallStatus } from './llm-call-table';
-import { ReplayPanel, type ForkFrom } from './replay-panel';
+import type { ForkFrom } from './replay-panel';
 import { artifactUrl, useArtifact } from './use-artifact';
+
+// Shown only once a person asks to replay a call: loaded then, not with every run page.
+const ReplayPanel = dynamic(() => import('./replay-panel').then((m) => m.ReplayPanel));
 
 /** The prompt artifact as the engine writes it: `{model, messages, format}`. Read leniently: an odd one is shown raw. */
 const PromptArtifact = z.object({

@@ -1,6 +1,7 @@
 'use client';
 
 import { useMay } from '../identity';
+import dynamic from 'next/dynamic';
 import { useCallback, useMemo, useState } from 'react';
 import type { RunImport } from '@/lib/bundle';
 import type { CheckedCitation } from '@/lib/checker';
@@ -12,8 +13,8 @@ import { useGiveVerdict } from '../human-verdicts/give-verdict';
 import type { RunSummary } from '@/lib/api';
 import type { RoundView, RunState } from '@/lib/run-state';
 import { AnswerPanel, type Judging } from './answer-panel';
-import { ApprovalPanel, type ApprovalSettings } from './approval-panel';
-import { ForkEditor, type ForkSettings } from './fork-editor';
+import type { ApprovalSettings } from './approval-panel';
+import type { ForkSettings } from './fork-editor';
 import { ForkLineage } from './fork-lineage';
 import { ResumeNote } from './resume-note';
 import type { LineRange } from './file-lines';
@@ -29,6 +30,10 @@ import { shownRounds } from './round-verdict';
 import { StepTimeline } from './step-timeline';
 import type { TextHead } from './text-head';
 import { useRunEvents } from './use-run-events';
+
+// Shown only while a plan waits for a person or a round is being forked: loaded then, not with every run page.
+const ApprovalPanel = dynamic(() => import('./approval-panel').then((m) => m.ApprovalPanel));
+const ForkEditor = dynamic(() => import('./fork-editor').then((m) => m.ForkEditor));
 
 /**
  * The run page: one fold of the run's events (`useRunEvents`), rendered as
