@@ -62,6 +62,8 @@ export const RunErrorCode = z.enum([
   'not_enqueued',
   /** A model call could not take its host's call slot: the PostgreSQL connection that shares PLANSCOPE_HOST_CONCURRENCY between processes failed. */
   'host_slot_unavailable',
+  /** The store refused one of the run's events (a commit failed): the run was stopped, and ended from what was stored. */
+  'store_failed',
   'internal',
 ]);
 export type RunErrorCode = z.infer<typeof RunErrorCode>;

@@ -50,6 +50,8 @@ export interface ExecutionParts {
   /** The runs live here; a run retired leaves it. */
   live: Map<string, LiveRun>;
   decisions: DecisionWait;
+  /** A run stopped because the store refused one of its events, retired here: it is ended from what was stored (`UnstoredRunEnds`). */
+  unstored: (id: string, error: Error) => void;
 }
 
 /** A live run executed to its end in this process: its time limit, its bridge lease, the loop, and its retirement. */
@@ -116,11 +118,11 @@ export class RunExecution {
    * it to the next one in the queue.
    */
   async retire(id: string, live: LiveRun): Promise<void> {
-    try {
-      await live.recorder.flushed();
-    } catch (error) {
-      process.stderr.write(`planscope: run ${id} stopped: its events could not be stored: ${(error as Error).message}\n`);
-    }
+    const refused = await live.recorder.flushed().then(
+      () => null,
+      (error: unknown) => error as Error,
+    );
+    if (refused) process.stderr.write(`planscope: run ${id} stopped: its events could not be stored: ${refused.message}\n`);
     this.parts.live.delete(id);
     releaseHere('run', id);
     // A cancel that came while the run was parking for a decision (the run queue) found nothing left to stop: it ends now, as a waiting run.
@@ -128,6 +130,7 @@ export class RunExecution {
       live.stopReason === 'cancelled' && live.recorder.committedView.status === 'awaiting_approval' && (await this.parts.decisions.cancelWaiting(id));
     live.settle(parkedCancelled ? foldRun(await this.parts.store.events(id)) : live.recorder.committedView);
     this.parts.slots.giveUp(live);
+    if (refused) this.parts.unstored(id, refused);
   }
 
   /**

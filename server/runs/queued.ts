@@ -133,9 +133,14 @@ export class QueuedRuns {
     }
   }
 
+  /** Whether the run has a job in the queue (waiting, taken or failed): the queue, not this process, sees it to its end. */
+  hasJob(id: string): Promise<boolean> {
+    return this.deps.queue.hasJob(id);
+  }
+
   /** Frees the run's job for another worker when it has one (its process died); false when it has none. */
   async release(id: string): Promise<boolean> {
-    if (!(await this.deps.queue.hasJob(id))) return false;
+    if (!(await this.hasJob(id))) return false;
     await this.deps.queue.release([id]);
     return true;
   }

@@ -84,7 +84,8 @@ export async function takenOver(recorder: RunRecorder, view: RunState, resume: R
   return false;
 }
 
-function lastReached(view: RunState): string {
+/** Where a run had got to, for the message of an end it did not reach itself. */
+export function lastReached(view: RunState): string {
   const round = view.rounds[view.rounds.length - 1];
   if (!round) return 'it had not planned yet';
   const step = [...round.steps].reverse().find((s) => s.status !== 'pending');

@@ -17,6 +17,7 @@ import type { QueuedRuns } from './queued';
 import { RunRecorder } from './recorder';
 import { recoverInterrupted, type Attempts } from './recovery';
 import { RunSlots } from './slots';
+import { UnstoredRunEnds } from './unstored-end';
 import { workspacePolicy, type WorkspacePolicy } from './workspace';
 
 export type { RunTools } from './execution';
@@ -30,7 +31,8 @@ export type { Attempts } from './recovery';
  * `RunIntake` (requests, new runs and forks, plan rules), `RunSlots` (the
  * bound), `LocalRunner` (a stored run taken up here), `RunExecution` (one
  * run executed and retired), `ApprovalDesk` (decisions and waits),
- * recovery, and `HostChoice` (which Ollama host).
+ * recovery, `UnstoredRunEnds` (the end of a run stopped by a commit that
+ * failed), and `HostChoice` (which Ollama host).
  */
 export class RunRegistry {
   private readonly live = new Map<string, LiveRun>();
@@ -41,6 +43,7 @@ export class RunRegistry {
   private readonly execution: RunExecution;
   private readonly runner: LocalRunner;
   private readonly newRecorder: NewRecorder;
+  private readonly unstored: UnstoredRunEnds;
   /** The workspaces runs may use here, the default one pinned as this registry started: what posting and running a run are judged by. */
   readonly workspacePolicy: WorkspacePolicy;
 
@@ -67,7 +70,18 @@ export class RunRegistry {
     const goOnHere = (recorder: RunRecorder, controller: AbortController, run: GoingOn) => this.runner.goOn(recorder, controller, run, null);
     const planRulesInfo = () => intake.planRulesInfo();
     this.desk = new ApprovalDesk({ config, owner, workspacePolicy: policy, store, bus, bridges, slots, live, queued, newRecorder, planRulesInfo, goOnHere });
-    const execution = (this.execution = new RunExecution({ config, workspacePolicy: policy, store, bridges, tools, slots, live, decisions: this.desk }));
+    const unstored = (this.unstored = new UnstoredRunEnds({ store, queued, newRecorder, isLive: (id) => live.has(id) }));
+    const execution = (this.execution = new RunExecution({
+      config,
+      workspacePolicy: policy,
+      store,
+      bridges,
+      tools,
+      slots,
+      live,
+      decisions: this.desk,
+      unstored: (id, error) => void unstored.schedule(id, error),
+    }));
     this.runner = new LocalRunner({ owner, workspacePolicy: policy, store, bus, hosts: this.hosts, slots, live, execution, desk: this.desk, newRecorder });
   }
 
@@ -224,6 +238,7 @@ export class RunRegistry {
   /** Cancels everything in flight and waits (bounded) for each run to record its end. */
   async shutdown(timeoutMs = 5000): Promise<void> {
     this.desk.stopWatching();
+    this.unstored.stop();
     const pending = [...this.live.entries()];
     // A run waiting for a person is not stopped by the process going away: it stays waiting.
     for (const [id, live] of pending) if (live.awaiting) live.awaiting.park();

@@ -10,13 +10,16 @@ import { RunRegistry } from '../../server/runs/registry';
 import { openDatabase } from '../../server/store/sqlite/db';
 import { SqliteRunStore } from '../../server/store/sqlite/run-store';
 import { DeferredCommits } from '../support/deferred-commit-store';
-import { APP_ROOT, copyWorkspace } from '../support/harness';
+import { RunRecorder } from '../../server/runs/recorder';
+import { UnstoredRunEnds } from '../../server/runs/unstored-end';
+import { APP_ROOT, copyWorkspace, until } from '../support/harness';
 
 /**
  * Whole runs through the registry over a store whose commits happen later
  * (as a store across a network does): the registry's result is still the
  * fold of what was stored, live listeners still see only stored events, and
- * a commit that fails stops the run instead of letting it go on unrecorded.
+ * a commit that fails stops the run instead of letting it go on unrecorded,
+ * and the run is ended from what was stored once the store takes writes again.
  */
 
 const TASK = 'How is the model endpoint configured?';
@@ -73,25 +76,57 @@ describe('runs over a store that commits later', () => {
     expect(await stored.getRun(id)).toMatchObject({ status: 'completed', lastSeq: events.length });
   }, 30_000);
 
-  it('are stopped by a commit that fails: nothing after it is recorded or published, the slot is freed, and recovery marks the run interrupted', async () => {
+  it('are stopped by a commit that fails: nothing after it is recorded or published, the slot is freed, and the run is ended from what was stored once the store takes writes again', async () => {
     const { db, stored, registry, published } = setUp();
-    // Any batch that holds the third event fails, and every event of it with it.
-    db.exec(`CREATE TRIGGER fail_third BEFORE INSERT ON events WHEN NEW.seq = 3 BEGIN SELECT RAISE(ABORT, 'simulated I/O error'); END;`);
+    // Every batch after the run's first (its row and `run_created`) fails, the run's end included, until the trigger is dropped.
+    db.exec(`CREATE TRIGGER fail_after_first BEFORE INSERT ON events WHEN NEW.seq >= 2 BEGIN SELECT RAISE(ABORT, 'simulated I/O error'); END;`);
     const { id } = await registry.start({ task: TASK });
     const view = await registry.waitFor(id);
-    expect(view.lastSeq).toBeLessThan(3);
-    expect(view.status).toBe('running');
-    const committed = (await stored.events(id)).map((e) => e.seq);
-    expect(committed).toEqual(Array.from({ length: view.lastSeq }, (_, i) => i + 1));
-    expect(published.get(id)).toEqual(committed);
+    expect(view).toMatchObject({ lastSeq: 1, status: 'queued' });
+    expect((await stored.events(id)).map((e) => e.seq)).toEqual([1]);
+    expect(published.get(id)).toEqual([1]);
     expect(registry.isLive(id)).toBe(false);
-    db.exec('DROP TRIGGER fail_third');
+    db.exec('DROP TRIGGER fail_after_first');
 
-    // The only run slot is free again.
+    const ended = await until('the stopped run to be ended', async () => {
+      const row = await stored.getRun(id);
+      return row?.status === 'interrupted' && row;
+    });
+    expect(ended).toMatchObject({ errorCode: 'store_failed', lastSeq: 2 });
+    const events = await stored.events(id);
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', status: 'interrupted', error: { code: 'store_failed', message: expect.stringContaining('simulated I/O error') } });
+    expect(published.get(id)).toEqual([1, 2]);
+
+    // The only run slot is free again, and a restart's recovery finds nothing left to mark.
     const next = await registry.start({ task: TASK });
     expect((await registry.waitFor(next.id)).status).toBe('completed');
+    expect(await registry.recoverInterrupted()).toBe(0);
+  }, 30_000);
 
-    expect(await registry.recoverInterrupted()).toBe(1);
-    expect(await stored.getRun(id)).toMatchObject({ status: 'interrupted', errorCode: 'interrupted', lastSeq: view.lastSeq + 1 });
+  it('leave a run the store still refuses unended after a bounded number of tries, for recovery at the next start, and end a run once', async () => {
+    const { db, stored, registry } = setUp();
+    db.exec(`CREATE TRIGGER fail_after_first BEFORE INSERT ON events WHEN NEW.seq >= 2 BEGIN SELECT RAISE(ABORT, 'simulated I/O error'); END;`);
+    const { id } = await registry.start({ task: TASK });
+    await registry.waitFor(id);
+    // The registry's own tries end with it: what is left is recovery's.
+    await registry.shutdown();
+    const refused = new Error('simulated I/O error');
+    const ends = new UnstoredRunEnds({
+      store: stored,
+      queued: null,
+      newRecorder: (runId, initial) => new RunRecorder(runId, stored, () => {}, initial),
+      isLive: () => false,
+      retryMs: [10, 10, 10],
+    });
+    expect(await ends.schedule(id, refused)).toBe('gave_up');
+    expect(await stored.getRun(id)).toMatchObject({ status: 'queued', lastSeq: 1 });
+
+    db.exec('DROP TRIGGER fail_after_first');
+    expect(await ends.schedule(id, refused)).toBe('ended');
+    expect(await stored.getRun(id)).toMatchObject({ status: 'interrupted', errorCode: 'store_failed', lastSeq: 2 });
+    expect(await ends.schedule(id, refused)).toBe('not_ours');
+    expect(await registry.recoverInterrupted()).toBe(0);
+    ends.stop();
+    expect(await ends.schedule(id, refused)).toBe('stopped');
   }, 30_000);
 });

@@ -16,7 +16,8 @@ import { databaseForTest, type TestDatabase } from '../support/postgres';
 /**
  * Durability of the one log on PostgreSQL, as test/reliability/durability.test.ts
  * checks it on SQLite: the Result is the fold of what was committed, read
- * back through another connection; a commit that fails stops the run; a
+ * back through another connection; a commit that fails stops the run, which
+ * is ended from what was stored once the store takes writes again; a
  * process killed mid-run leaves every committed event, and the next process
  * marks the run interrupted.
  */
@@ -69,32 +70,38 @@ describe('on PostgreSQL, the Result is the fold of what was committed', () => {
     }
   });
 
-  it('a commit that fails stops the run: nothing after it is stored or published, the slot is freed, and recovery marks it interrupted', async () => {
+  it('a commit that fails stops the run: nothing after it is stored or published, the slot is freed, and the run is ended from what was stored once the store takes writes again', async () => {
     const database = await databaseForTest(cleanups);
     const h = await startHarness({}, { PLANSCOPE_DATABASE_URL: database.url, PLANSCOPE_MODEL: 'offline', PLANSCOPE_MAX_CONCURRENT_RUNS: '1' });
     cleanups.push(() => h.close());
     const published = new Map<string, number[]>();
     h.runtime.bus.subscribeAll((runId, event) => published.set(runId, [...(published.get(runId) ?? []), event.seq]));
-    // Any batch that holds the third event fails, and every event of it with it.
-    await database.sql(`CREATE FUNCTION fail_third() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF NEW.seq = 3 THEN RAISE EXCEPTION 'simulated I/O error'; END IF; RETURN NEW; END $$`);
-    await database.sql('CREATE TRIGGER fail_third BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_third()');
+    // Every batch after the run's first (its row and `run_created`) fails, the run's end included, until the trigger is dropped.
+    await database.sql(`CREATE FUNCTION fail_after_first() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.seq >= 2 THEN RAISE EXCEPTION 'simulated I/O error'; END IF; RETURN NEW; END $$`);
+    await database.sql('CREATE TRIGGER fail_after_first BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_after_first()');
 
-    // Run in this process, not through the queue: the stop a failed commit makes is this process's to see.
+    // Run in this process, not through the queue: the stop a failed commit makes is this process's to see, and its end to record.
     const { id } = await h.runtime.registry.create({ task: TASK });
     await h.runtime.registry.runStored(id, { attempt: 1, maxAttempts: 1, from: null });
     const view = await h.runtime.registry.waitFor(id);
-    expect(view.lastSeq).toBeLessThan(3);
-    const committed = (await h.runtime.store.events(id)).map((e) => e.seq);
-    expect(committed).toEqual(Array.from({ length: view.lastSeq }, (_, i) => i + 1));
-    expect(published.get(id)).toEqual(committed);
+    expect(view.lastSeq).toBe(1);
+    expect((await h.runtime.store.events(id)).map((e) => e.seq)).toEqual([1]);
+    expect(published.get(id)).toEqual([1]);
     expect(h.runtime.registry.isLive(id)).toBe(false);
-    await database.sql('DROP TRIGGER fail_third ON events');
+    await database.sql('DROP TRIGGER fail_after_first ON events');
+
+    const ended = await until('the stopped run to be ended', async () => {
+      const row = await h.runtime.store.getRun(id);
+      return row?.status === 'interrupted' && row;
+    });
+    expect(ended).toMatchObject({ errorCode: 'store_failed', lastSeq: 2 });
+    const last = (await h.runtime.store.events(id)).at(-1);
+    expect(last).toMatchObject({ type: 'run_finished', error: { code: 'store_failed', message: expect.stringContaining('simulated I/O error') } });
 
     const next = await h.runtime.registry.start({ task: TASK });
     expect((await h.runtime.registry.waitFor(next.id)).status).toBe('completed');
-    expect(await h.runtime.registry.recoverInterrupted()).toBe(1);
-    expect(await h.runtime.store.getRun(id)).toMatchObject({ status: 'interrupted', errorCode: 'interrupted', lastSeq: view.lastSeq + 1 });
+    expect(await h.runtime.registry.recoverInterrupted()).toBe(0);
   });
 });
 
