@@ -16,6 +16,20 @@ if ! command -v pg_ctlcluster >/dev/null 2>&1 || [ -z "$(ls /etc/postgresql 2>/d
   }
 fi
 
+# The package installed with its cluster dropped (or never made): one is made for the newest server installed.
+if [ -z "$(ls /etc/postgresql 2>/dev/null)" ]; then
+  installed="$(ls /usr/lib/postgresql 2>/dev/null | sort -V | tail -n 1)"
+  if [ -z "$installed" ]; then
+    echo "ci: PostgreSQL is installed but no server version is under /usr/lib/postgresql"
+    exit 1
+  fi
+  echo "ci: making the PostgreSQL $installed cluster main"
+  pg_createcluster "$installed" main >/dev/null || {
+    echo "ci: could not make a PostgreSQL $installed cluster"
+    exit 1
+  }
+fi
+
 version="$(ls /etc/postgresql | sort -V | tail -n 1)"
 hba="/etc/postgresql/$version/main/pg_hba.conf"
 if ! grep -q '^host all all 127.0.0.1/32 trust' "$hba"; then
